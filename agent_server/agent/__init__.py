@@ -1,0 +1,1 @@
+"""Sessions and the turn loop. Emits ACP-shaped updates to an abstract `AgentClient`; never imports pygls."""

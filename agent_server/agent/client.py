@@ -1,0 +1,83 @@
+"""What the core needs from whoever drives it (an editor over LSP, the terminal, a test).
+
+The protocol layer implements this over JSON-RPC; `cli.py chat` implements it for the terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from .. import acp
+
+
+@dataclass
+class TextEdit:
+    """Replace [start, end) (0-based line/character, LSP style) with `new_text`."""
+
+    start_line: int
+    start_character: int
+    end_line: int
+    end_character: int
+    new_text: str
+
+
+@dataclass
+class FileChange:
+    """One file's change: `create` makes a new file; otherwise `edits` apply to the current text."""
+
+    path: Path
+    edits: list[TextEdit] = field(default_factory=list)
+    create: bool = False
+
+
+@dataclass
+class ClientFeatures:
+    apply_edit: bool = False  # workspace/applyEdit
+    resource_operations: bool = False  # CreateFile in a WorkspaceEdit
+    show_message_request: bool = False
+    work_done_progress: bool = False
+
+
+class ProgressReporter(Protocol):
+    async def report(self, message: str, percentage: int | None = None) -> None: ...
+
+    async def end(self, message: str) -> None: ...
+
+    @property
+    def cancelled(self) -> bool: ...
+
+
+class AgentClient(Protocol):
+    features: ClientFeatures
+
+    async def session_update(self, session_id: str, update: acp.SessionUpdate) -> None:
+        """Send one `agent/session/update` notification."""
+        ...
+
+    async def request_permission(
+        self, session_id: str, tool_call: acp.ToolCallUpdateFields, options: list[acp.PermissionOption]
+    ) -> acp.RequestPermissionResponse:
+        """Ask the user; a cancelled turn resolves as `CancelledOutcome`."""
+        ...
+
+    async def apply_edit(self, label: str, changes: list[FileChange]) -> bool:
+        """Apply edits in the editor (undoable). False if the editor refused; only called if features.apply_edit."""
+        ...
+
+    async def save_documents(self, paths: list[Path]) -> None:
+        """Make sure edited files are written to disk (after apply_edit)."""
+        ...
+
+    def open_document_text(self, path: Path) -> str | None:
+        """The editor's unsaved text of `path` if it is open, else None."""
+        ...
+
+    async def show_message_request(self, message: str, actions: list[str]) -> str | None:
+        """A simple choice; None if dismissed or unsupported."""
+        ...
+
+    async def log(self, level: str, message: str) -> None: ...
+
+    async def begin_progress(self, title: str, cancellable: bool = True) -> ProgressReporter: ...

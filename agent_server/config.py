@@ -1,0 +1,255 @@
+"""Settings: one pydantic model, filled from layered sources (later wins).
+
+    built-in defaults < user file (~/.config/agent-server/config.toml) < workspace .agent-server.toml
+    < AGENT_SERVER_* environment < LSP initializationOptions / workspace/configuration < CLI flags
+
+Every source is a nested dict; keys may be snake_case or camelCase (`baseUrl` == `base_url`). A bad value
+raises `ConfigError` naming the dotted key and the expected form.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import ConfigError
+
+ENV_PREFIX = "AGENT_SERVER_"
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class FallbackConfig(Section):
+    provider: Literal["ollama", "openai"] | None = None
+    base_url: str | None = None
+    model: str
+
+
+class LLMConfig(Section):
+    provider: Literal["ollama", "openai"] | None = None
+    """None = auto-detect: Ollama on 127.0.0.1:11434, then LM Studio on 127.0.0.1:1234."""
+    base_url: str | None = None
+    model: str | None = None
+    """None = the first model the server lists."""
+    api_key: str | None = None
+    fallbacks: list[FallbackConfig] = Field(default_factory=list)
+    timeout_s: float = Field(default=300.0, gt=0)
+    """Longest wait for the next byte of a response (models can take a while to load)."""
+    connect_timeout_s: float = Field(default=5.0, gt=0)
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=None, gt=0)
+    think: bool | Literal["low", "medium", "high"] | None = None
+    keep_alive: str | None = None
+    retries: int = Field(default=3, ge=1, le=10)
+    """Tries per endpoint for connection errors and 5xx (4xx are never retried)."""
+    context_length: int | None = Field(default=None, gt=0)
+    """Override the model's context window."""
+    tool_mode: Literal["auto", "native", "prompt"] = "auto"
+    """How tools reach the model: native tool calls, or schemas in the prompt and calls parsed from text."""
+    embedding_model: str | None = None
+
+
+class AgentConfig(Section):
+    max_rounds: int = Field(default=20, ge=1, le=500)
+    profile: Literal["chat", "task"] = "chat"
+    """`task` requires the model to finish with task_completion (reminded when it does not)."""
+    system_prompt: str | None = None
+    continuation_nudges: int = Field(default=1, ge=0, le=5)
+    deflection_retries: int = Field(default=3, ge=0, le=5)
+    empty_answer_limit: int = Field(default=2, ge=1, le=5)
+    no_tool_reminders: int = Field(default=2, ge=0, le=5)
+
+
+class ToolRule(Section):
+    tool: str
+    """Tool name or glob (`run_command`, `mcp.github.*`)."""
+    policy: Literal["allow", "ask", "deny"]
+    pattern: str | None = None
+    """Glob matched against the command (run_command) or the path (file tools)."""
+
+
+class ToolsConfig(Section):
+    rules: list[ToolRule] = Field(default_factory=list)
+    policy: dict[str, Literal["allow", "ask", "deny"]] = Field(default_factory=dict)
+    """Per-tool default overrides: {"write_file": "allow"}."""
+    result_limit: int = Field(default=6000, ge=200)
+    command_timeout_s: float = Field(default=120.0, gt=0)
+    max_per_request: int = Field(default=15, ge=1)
+    mcp_call_timeout_s: float = Field(default=60.0, gt=0)
+
+
+class ContextConfig(Section):
+    min_remaining: int = Field(default=1500, ge=0)
+    keep_full_turns: int = Field(default=10, ge=1)
+    old_result_chars: int = Field(default=200, ge=20)
+    compact_at: float = Field(default=0.70, gt=0, lt=1)
+    compact_to: float = Field(default=0.40, gt=0, lt=1)
+    keep_pairs: int = Field(default=5, ge=1)
+    compaction_timeout_s: float = Field(default=60.0, gt=0)
+
+
+class IndexConfig(Section):
+    enabled: bool = True
+    on_read: Literal["ask", "full", "metadata", "off"] = "off"
+    auto_context: bool = False
+    auto_context_tokens: int = Field(default=1500, ge=0)
+    max_file_bytes: int = Field(default=1_000_000, gt=0)
+    watch: bool = True
+    embeddings: bool = False
+
+
+class StoreConfig(Section):
+    path: str | None = None
+    """SQLite file; default: the user data dir (platformdirs)."""
+
+
+class LogConfig(Section):
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
+    file: str | None = None
+
+
+class Settings(Section):
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    tools: ToolsConfig = Field(default_factory=ToolsConfig)
+    context: ContextConfig = Field(default_factory=ContextConfig)
+    index: IndexConfig = Field(default_factory=IndexConfig)
+    store: StoreConfig = Field(default_factory=StoreConfig)
+    log: LogConfig = Field(default_factory=LogConfig)
+    mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """The common `mcpServers` object: {"name": {"command", "args", "env", "cwd"} | {"url", "headers"}}."""
+
+    @field_validator("mcp_servers")
+    @classmethod
+    def _check_mcp(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for name, spec in value.items():
+            if not isinstance(spec, dict) or not ("command" in spec or "url" in spec):
+                raise ValueError(f"server '{name}' needs either 'command' (stdio) or 'url' (HTTP)")
+        return value
+
+    def database_path(self) -> Path:
+        if self.store.path:
+            return Path(self.store.path).expanduser()
+        return Path(platformdirs.user_data_dir("agent-server")) / "agent-server.db"
+
+
+# --- sources ------------------------------------------------------------------------------------------
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def _snake(key: str) -> str:
+    if key == "mcpServers":
+        return "mcp_servers"
+    return _CAMEL.sub("_", key).lower()
+
+
+def normalize_keys(data: dict[str, Any], _top: bool = True) -> dict[str, Any]:
+    """camelCase -> snake_case, recursively, except inside free-form maps (mcp_servers, tools.policy)."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        skey = _snake(key)
+        if isinstance(value, dict) and skey not in ("mcp_servers", "policy", "env", "headers"):
+            value = normalize_keys(value, _top=False)
+        elif isinstance(value, list):
+            value = [normalize_keys(v, _top=False) if isinstance(v, dict) else v for v in value]
+        out[skey] = value
+    return out
+
+
+def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Deep merge: dicts merge key by key, everything else is replaced."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and key != "mcp_servers":
+            out[key] = merge(out[key], value)
+        elif key == "mcp_servers" and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = {**out[key], **value}
+        else:
+            out[key] = value
+    return out
+
+
+def user_config_path() -> Path:
+    return Path(platformdirs.user_config_dir("agent-server")) / "config.toml"
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        return normalize_keys(tomllib.loads(path.read_text(encoding="utf-8")))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(path), f"not valid TOML: {exc}") from exc
+
+
+def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """AGENT_SERVER_LLM__BASE_URL=... -> {"llm": {"base_url": ...}}; also the short AGENT_SERVER_LLM_BASE_URL."""
+    env = os.environ if environ is None else environ
+    out: dict[str, Any] = {}
+    sections = set(Settings.model_fields)
+    for name, raw in env.items():
+        if not name.startswith(ENV_PREFIX):
+            continue
+        rest = name[len(ENV_PREFIX) :].lower()
+        if "__" in rest:
+            parts = rest.split("__")
+        else:
+            section = next((s for s in sections if rest.startswith(s + "_")), None)
+            if section is None:
+                continue
+            parts = [section, rest[len(section) + 1 :]]
+        value: Any = raw
+        if raw[:1] in "[{":
+            try:
+                value = json.loads(raw)
+            except json.JSONDecodeError:
+                value = raw
+        node = out
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+    return out
+
+
+def build(*layers: dict[str, Any]) -> Settings:
+    """Validate the merged layers; the first error names its dotted key."""
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        if layer:
+            merged = merge(merged, normalize_keys(layer))
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(p) for p in err["loc"]) or "(root)"
+        expected = err["msg"]
+        if err["type"] == "extra_forbidden":
+            expected = "unknown setting"
+        raise ConfigError(key, f"{expected} (got {err.get('input')!r})") from None
+
+
+def load(
+    workspace: Path | None = None,
+    client_options: dict[str, Any] | None = None,
+    cli_overrides: dict[str, Any] | None = None,
+    environ: dict[str, str] | None = None,
+    user_file: Path | None = None,
+) -> Settings:
+    """All layers, in contract order."""
+    layers = [read_toml(user_file or user_config_path())]
+    if workspace is not None:
+        layers.append(read_toml(workspace / ".agent-server.toml"))
+    layers.append(from_env(environ))
+    layers.append(client_options or {})
+    layers.append(cli_overrides or {})
+    return build(*layers)

@@ -1,0 +1,81 @@
+"""The exception tree of agent-server. The protocol layer maps it to JSON-RPC errors in one table.
+
+    AgentServerError
+    ├── ConfigError              a setting has a bad value (names the key and the expected form)
+    ├── LLMError                 anything between us and the model server
+    │   ├── LLMConnectionError   cannot reach the server (names the URL and the cause)
+    │   ├── LLMHTTPError         the server answered with an error status (status, message, retryable)
+    │   ├── LLMStreamError       an error reported inside a 200 stream, or a stream we cannot parse
+    │   └── ContextOverflowError the prompt does not fit the model's window
+    ├── SessionNotFoundError     an unknown session id (names it)
+    ├── ToolError                a tool failed; the loop turns it into an "Error: ..." tool result
+    │   └── SandboxError         a path outside the workspace roots
+    └── StoreError               the SQLite store failed
+"""
+
+from __future__ import annotations
+
+
+class AgentServerError(Exception):
+    """Base of every error we raise on purpose; its message is meant for the user."""
+
+
+class ConfigError(AgentServerError):
+    def __init__(self, key: str, message: str) -> None:
+        self.key = key
+        super().__init__(f"configuration error at '{key}': {message}")
+
+
+class LLMError(AgentServerError):
+    retryable = False
+
+
+class LLMConnectionError(LLMError):
+    retryable = True
+
+    def __init__(self, url: str, cause: str) -> None:
+        self.url = url
+        self.cause = cause
+        super().__init__(f"cannot reach the LLM server at {url}: {cause}")
+
+
+class LLMHTTPError(LLMError):
+    def __init__(self, url: str, status: int, message: str) -> None:
+        self.url = url
+        self.status = status
+        self.message = message
+        # 5xx (and 503 "busy"/"loading") are worth another try; 4xx never are.
+        self.retryable = status >= 500 or status == 429
+        super().__init__(f"LLM server at {url} answered {status}: {message}")
+
+
+class LLMStreamError(LLMError):
+    def __init__(self, url: str, message: str) -> None:
+        self.url = url
+        self.message = message
+        super().__init__(f"LLM server at {url} reported an error mid-stream: {message}")
+
+
+class ContextOverflowError(LLMError):
+    def __init__(self, message: str, prompt_tokens: int | None = None, n_ctx: int | None = None) -> None:
+        self.prompt_tokens = prompt_tokens
+        self.n_ctx = n_ctx
+        super().__init__(message)
+
+
+class SessionNotFoundError(AgentServerError):
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(f"unknown session: {session_id}")
+
+
+class ToolError(AgentServerError):
+    pass
+
+
+class SandboxError(ToolError):
+    pass
+
+
+class StoreError(AgentServerError):
+    pass

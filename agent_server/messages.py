@@ -1,0 +1,88 @@
+"""Normalized message and stream-event types shared by every layer.
+
+These are plain values: providers translate their wire formats into them, the loop accumulates them,
+the store persists them and the protocol layer renders them. Ids and persistence are the store's concern.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass
+class ToolCall:
+    """One call the model asked for. `arguments` is always a dict once parsed."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    # Set when the model's arguments were not valid JSON: the loop turns it into an error result.
+    arguments_error: str | None = None
+
+
+@dataclass
+class Message:
+    role: Role
+    content: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None  # role == "tool": the call this answers
+    tool_name: str | None = None  # role == "tool": the tool that ran (Ollama wants it)
+    # Free-form data that is not sent to the model (e.g. {"nudge": "continuation"}, {"summary": True}).
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Usage:
+    """Token counts and timings as the server reported them; a missing metric is 0."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    total_duration_ms: float = 0.0
+    load_duration_ms: float = 0.0
+    prompt_eval_duration_ms: float = 0.0
+    eval_duration_ms: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+# Normalized finish reasons of one model call.
+FinishReason = Literal["stop", "length", "tool_calls", "error", "cancelled"]
+
+
+@dataclass
+class TextDelta:
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass
+class ThinkingDelta:
+    text: str
+    type: Literal["thinking"] = "thinking"
+
+
+@dataclass
+class ToolCallEvent:
+    """A complete tool call (providers assemble fragments before emitting)."""
+
+    call: ToolCall
+    type: Literal["tool_call"] = "tool_call"
+
+
+@dataclass
+class Finish:
+    """Always the last event of a successful stream."""
+
+    reason: FinishReason
+    usage: Usage = field(default_factory=Usage)
+    type: Literal["finish"] = "finish"
+
+
+StreamEvent = TextDelta | ThinkingDelta | ToolCallEvent | Finish

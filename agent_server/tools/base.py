@@ -1,0 +1,67 @@
+"""The tool seam: a declarative spec (name, description, JSON schema, kind, policy) plus an async handler."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from .. import acp
+
+if TYPE_CHECKING:
+    from ..agent.client import AgentClient
+
+Policy = Literal["allow", "ask", "deny"]
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns: `text` goes to the model; `content` (ACP blocks, e.g. a diff) goes to the client."""
+
+    text: str
+    is_error: bool = False
+    content: list[acp.Content | acp.Diff] = field(default_factory=list)
+    locations: list[acp.ToolCallLocation] = field(default_factory=list)
+    raw_output: Any = None
+    # Loop control: set by loop-breaking tools (ask_question, task_completion).
+    ends_turn: bool = False
+    # Set by update_plan: the loop sends it as a `plan` update.
+    plan: list[acp.PlanEntry] | None = None
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch. Paths go through `workspace` (the sandbox)."""
+
+    session_id: str
+    roots: list[Path]  # workspace roots; the first is the session cwd
+    client: AgentClient
+    services: dict[str, Any] = field(default_factory=dict)  # e.g. {"index": ..., "store": ...}
+
+
+Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[ToolResult]]
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]  # JSON schema (type: object)
+    handler: Handler
+    kind: acp.ToolKind = "other"
+    default_policy: Policy = "ask"
+    loop_breaking: bool = False
+    never_compress: bool = False  # old results of this tool are kept whole by context compression
+    title: Callable[[dict[str, Any]], str] | None = None
+    locations: Callable[[ToolContext, dict[str, Any]], list[acp.ToolCallLocation]] | None = None
+    source: str = "builtin"  # "builtin" or the MCP server name
+
+    def describe(self, arguments: dict[str, Any]) -> str:
+        """A short human title for the client's tool card."""
+        if self.title is not None:
+            try:
+                return self.title(arguments)
+            except Exception:
+                pass
+        return self.name
