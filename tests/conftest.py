@@ -25,3 +25,6 @@ def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
     ws.mkdir()
     return ws
+
+
+from tests.fakes.fixtures import fake_llm  # noqa: E402,F401  (re-exported fixture)

@@ -1,0 +1,52 @@
+"""ACP prompt content blocks -> the text of a user message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from .. import acp
+
+
+def uri_to_path(uri: str) -> str:
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else uri
+
+
+def _display(uri: str, roots: list[Path]) -> str:
+    path = uri_to_path(uri)
+    for root in roots:
+        try:
+            return Path(path).relative_to(root).as_posix()
+        except ValueError:
+            continue
+    return path
+
+
+def prompt_text(blocks: list[acp.ContentBlock], roots: list[Path]) -> str:
+    """Text blocks as they are; resources as fenced excerpts with their path and range; links as references."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, acp.TextContent):
+            parts.append(block.text)
+        elif isinstance(block, acp.EmbeddedResource):
+            res = block.resource
+            name = _display(res.uri, roots)
+            fragment = urlparse(res.uri).fragment
+            where = f" ({fragment})" if fragment else ""
+            meta = block.meta or {}
+            rng = meta.get("range") if isinstance(meta, dict) else None
+            if isinstance(rng, dict) and "start" in rng:
+                start = int(rng["start"].get("line", 0)) + 1
+                end_pos = rng.get("end") or rng["start"]
+                end = int(end_pos.get("line", start - 1)) + 1
+                where = f" (lines {start}-{end})"
+            if isinstance(res, acp.TextResourceContents):
+                parts.append(f"From `{name}`{where}:\n```\n{res.text}\n```")
+            else:
+                parts.append(f"[binary resource `{name}` omitted]")
+        elif isinstance(block, acp.ResourceLink):
+            parts.append(f"(see `{_display(block.uri, roots)}`)")
+        elif isinstance(block, acp.ImageContent):
+            parts.append("[image omitted: this model input is text only]")
+    return "\n\n".join(p for p in parts if p)

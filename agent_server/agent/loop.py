@@ -1,0 +1,173 @@
+"""The turn loop: prepare the context, call the model, run the tools it asked for, repeat.
+
+A turn starts with the user's message and ends when the model answers without tool calls (after the
+small-model checks of `analysis.py`), a loop-breaking tool runs, the round limit is hit, or it is cancelled.
+Every message is recorded (persisted and appended to the history) as soon as it is complete, so the next
+round sees it and a crash loses at most the message in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .. import acp
+from ..config import Settings
+from ..llm.base import ChatRequest, GenerationOptions, Provider
+from ..messages import Message, ToolCall
+from . import prompts
+from .analysis import analyze
+from .client import AgentClient
+from .model_call import ModelReply, call_model
+from .relay import UpdateRelay
+from .tool_step import run_tool_call
+
+if TYPE_CHECKING:
+    from .context_step import ContextStep
+    from .session import Session
+
+StopReason = acp.StopReason
+
+
+@dataclass
+class Turn:
+    """Everything one turn needs; built by the service, read by the loop."""
+
+    session: Session
+    client: AgentClient
+    provider: Provider
+    model: str
+    settings: Settings
+    tools: Any  # ToolRegistry
+    policy: Any  # PermissionPolicy
+    context: ContextStep
+    record: Callable[[Message], Awaitable[None]]
+    relay: UpdateRelay
+    services: dict[str, Any] = field(default_factory=dict)
+    recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], str]] | None = None
+    # Counters of the robustness paths, so each stays capped within the turn.
+    nudges: dict[str, int] = field(default_factory=dict)
+
+
+async def run_turn(turn: Turn) -> StopReason:
+    cfg = turn.settings.agent
+    empty_answers = 0
+    for _round in range(cfg.max_rounds):
+        request = await prepare(turn)
+        reply = ModelReply(message=Message(role="assistant"))
+        try:
+            await call_model(turn.provider, request, turn.relay, reply)
+        except asyncio.CancelledError:
+            if reply.message.content or reply.message.thinking:
+                reply.message.tool_calls = []
+                reply.message.meta["cancelled"] = True
+                await turn.record(reply.message)
+            raise
+        await turn.context.observe(request, reply.usage)
+        recover(turn, reply.message, request)
+        await turn.record(reply.message)
+
+        if reply.message.tool_calls:
+            empty_answers = 0
+            if await call_tools(turn, reply.message.tool_calls):
+                return "end_turn"
+            continue
+        if reply.finish == "length":
+            return "max_tokens"
+
+        nudge, empty_answers = check_answer(turn, reply.message.content, empty_answers)
+        if nudge == "force_summary":
+            await final_summary(turn)
+            return "end_turn"
+        if nudge is None:
+            return "end_turn"
+        await turn.record(Message(role="user", content=nudge, meta={"nudge": True}))
+        await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {nudge}]\n")))
+
+    note = f"Stopped after {cfg.max_rounds} rounds (agent.max_rounds). Send a message to let the agent continue."
+    await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=f"\n\n{note}")))
+    return "max_turn_requests"
+
+
+async def prepare(turn: Turn) -> ChatRequest:
+    """Compress history and fit it into the window; pick the tools for this request."""
+    messages, specs, num_ctx = await turn.context.prepare(turn)
+    llm = turn.settings.llm
+    options = GenerationOptions(
+        temperature=llm.temperature,
+        max_tokens=llm.max_tokens,
+        num_ctx=num_ctx,
+        think=llm.think,
+        keep_alive=llm.keep_alive,
+    )
+    return ChatRequest(model=turn.model, messages=messages, tools=specs, options=options)
+
+
+def recover(turn: Turn, message: Message, request: ChatRequest) -> None:
+    """Tool calls the model wrote as text instead of emitting them (only names we offered count)."""
+    if message.tool_calls or turn.recover_calls is None or not request.tools:
+        return
+    calls, _visible = turn.recover_calls(message.content, {spec.name for spec in request.tools})
+    if calls:
+        message.tool_calls = calls
+        message.meta["recovered_tool_calls"] = True
+
+
+async def call_tools(turn: Turn, calls: list[ToolCall]) -> bool:
+    """Run the calls in order, recording each result; True if a loop-breaking tool ended the turn."""
+    ends = False
+    for index, call in enumerate(calls):
+        try:
+            result = await run_tool_call(turn, call)
+        except asyncio.CancelledError:
+            # Keep the history consistent: every call gets a result, even the ones that never ran.
+            for pending in calls[index:]:
+                await turn.record(_tool_message(pending, "Error: cancelled by the user before it finished."))
+            raise
+        await turn.record(_tool_message(call, result.text))
+        if result.ends_turn:
+            ends = True
+            await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=result.text)))
+    return ends
+
+
+def _tool_message(call: ToolCall, text: str) -> Message:
+    return Message(role="tool", content=text, tool_call_id=call.id, tool_name=call.name)
+
+
+def check_answer(turn: Turn, text: str, empty_answers: int) -> tuple[str | None, int]:
+    """Decide whether a tool-free answer ends the turn or earns a nudge (each kind capped per turn)."""
+    cfg = turn.settings.agent
+    verdict = analyze(text).verdict
+    if verdict == "empty":
+        empty_answers += 1
+        if empty_answers >= cfg.empty_answer_limit:
+            return "force_summary", empty_answers
+        return prompts.CONTINUE_NUDGE, empty_answers
+    if verdict == "deflection" and _take(turn, "deflection", cfg.deflection_retries):
+        return prompts.DEFLECTION_NUDGE.format(tools=", ".join(sorted(turn.tools.names())[:8])), 0
+    if verdict == "incomplete" and _take(turn, "continue", cfg.continuation_nudges):
+        return prompts.CONTINUE_NUDGE, 0
+    if cfg.profile == "task" and _take(turn, "reminder", cfg.no_tool_reminders):
+        return prompts.NO_TOOL_REMINDER, 0
+    return None, 0
+
+
+def _take(turn: Turn, kind: str, cap: int) -> bool:
+    used = turn.nudges.get(kind, 0)
+    if used >= cap:
+        return False
+    turn.nudges[kind] = used + 1
+    return True
+
+
+async def final_summary(turn: Turn) -> None:
+    """Two empty answers in a row: one last call without tools that must summarize the work."""
+    await turn.record(Message(role="user", content=prompts.FORCE_SUMMARY, meta={"nudge": True}))
+    request = await prepare(turn)
+    request.tools = []
+    reply = ModelReply(message=Message(role="assistant"))
+    await call_model(turn.provider, request, turn.relay, reply)
+    await turn.record(reply.message)

@@ -1,0 +1,28 @@
+"""A live session: its workspace, its history, and the turn currently running in it."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..messages import Message
+
+
+@dataclass
+class Session:
+    id: str
+    cwd: Path
+    roots: list[Path]
+    history: list[Message] = field(default_factory=list)  # model-facing history (may be compacted)
+    title: str | None = None
+    summary: str | None = None  # evicted turns, prepended to the system prompt
+    num_ctx: int | None = None  # sticky per session: changing it reloads the model
+    mcp: Any = None  # McpManager for servers given by the client for this session
+    turn: asyncio.Task[Any] | None = None
+    prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest
+
+    @property
+    def busy(self) -> bool:
+        return self.turn is not None and not self.turn.done()

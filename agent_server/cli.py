@@ -1,0 +1,157 @@
+"""`agent-server serve | chat | doctor | index | search | sessions`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from . import __version__, logging_setup
+from . import config as config_mod
+from .errors import AgentServerError, ConfigError
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    llm: dict[str, Any] = {}
+    for key in ("provider", "base_url", "model"):
+        value = getattr(args, key, None)
+        if value:
+            llm[key] = value
+    out: dict[str, Any] = {"llm": llm} if llm else {}
+    if getattr(args, "max_rounds", None):
+        out["agent"] = {"max_rounds": args.max_rounds}
+    return out
+
+
+def _add_llm_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--provider", choices=["ollama", "openai"], help="LLM server kind (default: auto-detect)")
+    p.add_argument("--base-url", dest="base_url", help="LLM server URL, e.g. http://127.0.0.1:11434")
+    p.add_argument("--model", help="model name (default: the first the server lists)")
+
+
+def _load(args: argparse.Namespace, workspace: Path | None) -> config_mod.Settings:
+    return config_mod.load(workspace=workspace, cli_overrides=_overrides(args))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from .protocol.server import create_server, serve_stdio, serve_tcp
+
+    logging_setup.setup(args.log_level, args.log_file)
+    server = create_server(_overrides(args))
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        serve_tcp(server, host or "127.0.0.1", int(port))
+    else:
+        serve_stdio(server)
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from .agent.service import AgentService
+    from .terminal import TerminalClient
+
+    workspace = Path(args.workspace or ".").resolve()
+    settings = _load(args, workspace)
+    logging_setup.setup(settings.log.level, settings.log.file)
+    client = TerminalClient(approve=args.approve, show_thinking=not args.no_thinking)
+
+    async def run() -> int:
+        service = AgentService(settings, [workspace])
+        try:
+            session = await service.new_session(str(workspace))
+            prompts = [args.prompt] if args.prompt else None
+            while True:
+                if prompts is not None:
+                    if not prompts:
+                        return 0
+                    text = prompts.pop(0)
+                else:
+                    try:
+                        text = await asyncio.to_thread(input, "\n› ")
+                    except EOFError:
+                        return 0
+                    if text.strip() in ("/exit", "/quit"):
+                        return 0
+                    if not text.strip():
+                        continue
+                from . import acp
+
+                stop = await service.prompt(session.id, [acp.TextContent(text=text)], client)
+                sys.stdout.write("\n")
+                if stop not in ("end_turn", "cancelled"):
+                    client.err.print(f"[yellow](stopped: {stop})[/]")
+        finally:
+            await service.aclose()
+
+    if args.prompt == "-":
+        args.prompt = sys.stdin.read()
+    try:
+        return asyncio.run(run())
+    except KeyboardInterrupt:
+        return 130
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from .doctor import run_doctor
+
+    workspace = Path(args.workspace or ".").resolve()
+    settings = _load(args, workspace)
+    logging_setup.setup("ERROR")
+    return asyncio.run(run_doctor(settings, workspace, as_json=args.json))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agent-server", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"agent-server {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("serve", help="run the language server on stdio (editors start this)")
+    p.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
+    p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    p.add_argument("--log-file")
+    _add_llm_flags(p)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("chat", help="chat with the agent in the terminal (a REPL without PROMPT)")
+    p.add_argument("prompt", nargs="?", help="one prompt to run ('-' reads stdin); omit for a REPL")
+    p.add_argument("--workspace", "-w", help="project directory (default: the current directory)")
+    p.add_argument("--approve", choices=["ask", "all", "none"], default="ask", help="answer to approval prompts")
+    p.add_argument("--no-thinking", action="store_true", help="hide the model's reasoning")
+    p.add_argument("--max-rounds", type=int, dest="max_rounds")
+    _add_llm_flags(p)
+    p.set_defaults(func=cmd_chat)
+
+    p = sub.add_parser("doctor", help="check the LLM server, models, MCP servers and configuration")
+    p.add_argument("--workspace", "-w")
+    p.add_argument("--json", action="store_true")
+    _add_llm_flags(p)
+    p.set_defaults(func=cmd_doctor)
+
+    for module in ("agent_server.index.cli", "agent_server.store.cli"):
+        try:
+            register = __import__(module, fromlist=["register"]).register
+        except (ImportError, AttributeError):
+            continue
+        register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        if "settings" not in vars(args) and args.command in ("index", "search", "sessions"):
+            args.settings = _load(args, Path(getattr(args, "workspace", None) or ".").resolve())
+        status: int = args.func(args) or 0
+        return status
+    except ConfigError as exc:
+        print(f"agent-server: {exc}", file=sys.stderr)
+        return 2
+    except AgentServerError as exc:
+        print(f"agent-server: {exc}", file=sys.stderr)
+        return 1

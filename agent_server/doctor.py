@@ -1,0 +1,144 @@
+"""`agent-server doctor`: find the LLM server, list its models and what they can do, say what is wrong and how to fix it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from . import __version__
+from .config import Settings, user_config_path
+from .errors import LLMError
+from .llm.base import ModelInfo
+
+
+@dataclass
+class Report:
+    version: str = __version__
+    provider: str | None = None
+    base_url: str | None = None
+    model: str | None = None
+    models: list[dict[str, Any]] = field(default_factory=list)
+    mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _row(info: ModelInfo) -> dict[str, Any]:
+    tools = {True: "native", False: "prompt-based", None: "unknown"}[info.supports_tools]
+    return {
+        "name": info.name,
+        "tools": tools,
+        "thinking": info.supports_thinking,
+        "embeddings": info.supports_embeddings,
+        "context_length": info.context_length,
+    }
+
+
+async def collect(settings: Settings, workspace: Path) -> Report:
+    from .llm.capabilities import apply_overrides
+    from .llm.registry import build, resolve_endpoint
+
+    report = Report()
+    config_files = [p for p in (user_config_path(), workspace / ".agent-server.toml") if p.is_file()]
+    report.notes.append("config files: " + (", ".join(map(str, config_files)) or "none (defaults)"))
+    try:
+        name, url, model = await resolve_endpoint(settings)
+    except LLMError as exc:
+        report.problems.append(
+            f"{exc}. Fix: start Ollama (`ollama serve`) or LM Studio's server, or set llm.provider and "
+            "llm.base_url in ~/.config/agent-server/config.toml (see docs/configuration.md)."
+        )
+        return report
+    report.provider, report.base_url, report.model = name, url, model
+    provider = build(name, url, settings.llm)
+    try:
+        listed = await provider.list_models()
+        names = [m.name for m in listed]
+        for listed_model in listed[:20]:
+            try:
+                info = await provider.model_info(listed_model.name)
+            except LLMError:
+                info = listed_model
+            report.models.append(_row(apply_overrides(info, settings.llm if info.name == model else None)))
+        if model not in names and names:
+            report.problems.append(
+                f"model '{model}' is not on {url} (it has: {', '.join(names[:8])}). "
+                f"Fix: `ollama pull {model}` or set llm.model to one of those."
+            )
+        chosen = next((m for m in report.models if m["name"] == model), None)
+        if chosen and chosen["context_length"] and chosen["context_length"] < 8192:
+            report.notes.append(
+                f"{model} has a {chosen['context_length']}-token window: long sessions will be compacted often."
+            )
+        if chosen and chosen["tools"] == "prompt-based":
+            report.notes.append(f"{model} has no native tool calling: tools are described in the prompt instead.")
+    except LLMError as exc:
+        report.problems.append(f"{exc}. Fix: check that the server at {url} is running and reachable.")
+    finally:
+        await provider.aclose()
+    report.mcp_servers = await _mcp_status(settings, workspace)
+    for server in report.mcp_servers:
+        if server.get("state") == "failed":
+            report.problems.append(f"MCP server '{server['name']}' failed: {server.get('error')}")
+    return report
+
+
+async def _mcp_status(settings: Settings, workspace: Path) -> list[dict[str, Any]]:
+    if not settings.mcp_servers:
+        return []
+    try:
+        from .tools.mcp import McpManager, describe_servers
+    except ImportError:
+        return [{"name": n, "state": "unsupported"} for n in settings.mcp_servers]
+    manager = McpManager(settings.mcp_servers, call_timeout_s=settings.tools.mcp_call_timeout_s, cwd=workspace)
+    await manager.start()
+    try:
+        try:
+            await manager.wait_ready(timeout=15)
+        except Exception:
+            pass
+        return [asdict(s) if hasattr(s, "__dataclass_fields__") else dict(s) for s in await describe_servers(manager)]
+    finally:
+        await manager.aclose()
+
+
+def render(report: Report, console: Console) -> None:
+    console.print(f"agent-server {report.version}")
+    if report.base_url:
+        console.print(f"LLM server: {report.provider} at {report.base_url}; model: [bold]{report.model}[/]")
+    if report.models:
+        table = Table("model", "tools", "thinking", "embeddings", "context")
+        for m in report.models:
+            mark = "→ " if m["name"] == report.model else "  "
+
+            def yn(v: bool | None) -> str:
+                return "?" if v is None else ("yes" if v else "no")
+
+            table.add_row(
+                mark + m["name"], m["tools"], yn(m["thinking"]), yn(m["embeddings"]), str(m["context_length"] or "?")
+            )
+        console.print(table)
+    for server in report.mcp_servers:
+        tools = ", ".join(server.get("tools", [])[:10])
+        console.print(f"MCP {server['name']}: {server.get('state')} {tools}")
+    for note in report.notes:
+        console.print(f"[dim]• {note}[/]")
+    for problem in report.problems:
+        console.print(f"[red]✗ {problem}[/]")
+    if not report.problems:
+        console.print("[green]✓ everything looks fine[/]")
+
+
+async def run_doctor(settings: Settings, workspace: Path, as_json: bool = False) -> int:
+    report = await collect(settings, workspace)
+    if as_json:
+        print(json.dumps(asdict(report), indent=2))
+    else:
+        render(report, Console(file=sys.stdout, highlight=False))
+    return 1 if report.problems else 0

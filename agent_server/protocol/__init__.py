@@ -1,0 +1,1 @@
+"""The editor-facing adapter: the only package that knows pygls and LSP."""

@@ -1,0 +1,37 @@
+"""The one table from our exceptions to JSON-RPC errors."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+from pygls.exceptions import JsonRpcException
+
+from ..errors import AgentServerError, ConfigError, LLMConnectionError, LLMError, SessionNotFoundError
+
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+RESOURCE_NOT_FOUND = -32002
+LLM_UNAVAILABLE = -32010  # ACP leaves -32000..-32099 to implementations
+
+
+class RpcError(JsonRpcException):
+    pass
+
+
+def to_rpc_error(exc: BaseException, method: str) -> JsonRpcException:
+    if isinstance(exc, JsonRpcException):
+        return exc
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "params"
+        return RpcError(code=INVALID_PARAMS, message=f"Invalid params for {method}: {where}: {first['msg']}")
+    if isinstance(exc, SessionNotFoundError):
+        return RpcError(code=RESOURCE_NOT_FOUND, message=str(exc), data={"sessionId": exc.session_id})
+    if isinstance(exc, ConfigError):
+        return RpcError(code=INVALID_PARAMS, message=str(exc), data={"key": exc.key})
+    if isinstance(exc, LLMConnectionError):
+        return RpcError(code=LLM_UNAVAILABLE, message=str(exc), data={"url": exc.url})
+    if isinstance(exc, LLMError):
+        return RpcError(code=LLM_UNAVAILABLE, message=str(exc))
+    if isinstance(exc, AgentServerError):
+        return RpcError(code=INTERNAL_ERROR, message=str(exc))
+    return RpcError(code=INTERNAL_ERROR, message=f"internal error in {method}: {type(exc).__name__}: {exc}")

@@ -1,0 +1,165 @@
+"""The AgentClient the core talks to, implemented over LSP/JSON-RPC requests and notifications."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from lsprotocol import types as lsp
+
+from .. import acp
+from ..agent.client import ClientFeatures, FileChange, ProgressReporter
+
+if TYPE_CHECKING:
+    from .server import AgentLanguageServer
+
+log = logging.getLogger(__name__)
+_tokens = itertools.count(1)
+
+
+class LspProgress:
+    """Standard work-done progress ($/progress begin/report/end), cancellable by the client."""
+
+    def __init__(self, server: AgentLanguageServer, token: str) -> None:
+        self._server = server
+        self.token = token
+        self._cancelled = False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        self._cancelled = True
+
+    async def report(self, message: str, percentage: int | None = None) -> None:
+        self._server.work_done_progress.report(
+            self.token, lsp.WorkDoneProgressReport(message=message, percentage=percentage, cancellable=True)
+        )
+
+    async def end(self, message: str) -> None:
+        self._server.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message))
+        self._server.progress_tokens.pop(self.token, None)
+
+
+class LspClient:
+    def __init__(self, server: AgentLanguageServer) -> None:
+        self._server = server
+        self.features = ClientFeatures()
+
+    def configure(self, caps: lsp.ClientCapabilities, options: dict[str, Any]) -> None:
+        ws = caps.workspace
+        edit = ws.workspace_edit if ws else None
+        window = caps.window
+        self.features = ClientFeatures(
+            apply_edit=bool(ws and ws.apply_edit),
+            resource_operations=bool(
+                edit and edit.resource_operations and lsp.ResourceOperationKind.Create in edit.resource_operations
+            ),
+            show_message_request=bool(window and window.show_message),
+            work_done_progress=bool(window and window.work_done_progress),
+        )
+        self._save_request = bool(options.get("saveDocumentsRequest"))
+
+    async def session_update(self, session_id: str, update: acp.SessionUpdate) -> None:
+        params = acp.SessionNotification(session_id=session_id, update=update).dump()
+        self._server.protocol.notify("agent/session/update", params)
+
+    async def request_permission(
+        self, session_id: str, tool_call: acp.ToolCallUpdateFields, options: list[acp.PermissionOption]
+    ) -> acp.RequestPermissionResponse:
+        request = acp.RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=options)
+        result = await self._server.protocol.send_request_async("agent/session/request_permission", request.dump())
+        return acp.RequestPermissionResponse.model_validate(_plain(result))
+
+    async def apply_edit(self, label: str, changes: list[FileChange]) -> bool:
+        document_changes: list[Any] = []
+        for change in changes:
+            uri = change.path.as_uri()
+            if change.create:
+                document_changes.append(lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(overwrite=False)))
+            if change.edits:
+                document_changes.append(
+                    lsp.TextDocumentEdit(
+                        text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                        edits=[
+                            lsp.TextEdit(
+                                range=lsp.Range(
+                                    start=lsp.Position(line=e.start_line, character=e.start_character),
+                                    end=lsp.Position(line=e.end_line, character=e.end_character),
+                                ),
+                                new_text=e.new_text,
+                            )
+                            for e in change.edits
+                        ],
+                    )
+                )
+        params = lsp.ApplyWorkspaceEditParams(edit=lsp.WorkspaceEdit(document_changes=document_changes), label=label)
+        result = await self._server.protocol.send_request_async(lsp.WORKSPACE_APPLY_EDIT, params)
+        applied = bool(getattr(result, "applied", False) if not isinstance(result, dict) else result.get("applied"))
+        if not applied:
+            log.warning("the editor refused the edit %r: %s", label, getattr(result, "failure_reason", None))
+        return applied
+
+    async def save_documents(self, paths: list[Path]) -> None:
+        """Ask our own editor plugins to save; for other clients the tool writes the file itself."""
+        if not self._save_request or not paths:
+            return
+        try:
+            await asyncio.wait_for(
+                self._server.protocol.send_request_async("agent/_saveDocuments", {"uris": [p.as_uri() for p in paths]}),
+                timeout=10,
+            )
+        except Exception as exc:  # the tool still writes to disk; saving the buffer is a courtesy
+            log.warning("the editor did not save %s: %s", [str(p) for p in paths], exc)
+
+    def open_document_text(self, path: Path) -> str | None:
+        try:
+            docs = self._server.workspace.text_documents
+        except RuntimeError:
+            return None
+        doc = docs.get(unquote(path.as_uri()))
+        return doc.source if doc is not None else None
+
+    async def show_message_request(self, message: str, actions: list[str]) -> str | None:
+        if not self.features.show_message_request:
+            return None
+        params = lsp.ShowMessageRequestParams(
+            type=lsp.MessageType.Info, message=message, actions=[lsp.MessageActionItem(title=a) for a in actions]
+        )
+        result = await self._server.protocol.send_request_async(lsp.WINDOW_SHOW_MESSAGE_REQUEST, params)
+        title = getattr(result, "title", None) if result is not None and not isinstance(result, dict) else None
+        if isinstance(result, dict):
+            title = result.get("title")
+        return title
+
+    async def log(self, level: str, message: str) -> None:
+        kind = {"error": lsp.MessageType.Error, "warning": lsp.MessageType.Warning}.get(level, lsp.MessageType.Info)
+        self._server.protocol.notify(lsp.WINDOW_LOG_MESSAGE, lsp.LogMessageParams(type=kind, message=message))
+
+    async def begin_progress(self, title: str, cancellable: bool = True) -> ProgressReporter:
+        token = f"agent-server-{next(_tokens)}"
+        progress = LspProgress(self._server, token)
+        if self.features.work_done_progress:
+            try:
+                await asyncio.wait_for(self._server.work_done_progress.create_async(token), timeout=5)
+            except Exception as exc:
+                log.warning("work done progress not created: %s", exc)
+        self._server.progress_tokens[token] = progress
+        self._server.work_done_progress.begin(
+            token, lsp.WorkDoneProgressBegin(title=title, cancellable=cancellable, percentage=0)
+        )
+        return progress
+
+
+def _plain(value: Any) -> Any:
+    """Responses to our custom requests arrive as dicts (see server.make_converter)."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

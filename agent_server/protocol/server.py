@@ -1,0 +1,270 @@
+"""The language server: ACP-shaped `agent/*` methods plus the standard LSP features editors already speak."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage, default_converter
+from pygls.protocol.language_server import LanguageServerProtocol
+
+from .. import __version__, acp
+from .. import config as config_mod
+from ..agent.service import AgentService
+from ..config import Settings
+from .errors import to_rpc_error
+from .lsp_client import LspClient, LspProgress
+from .transport import StdinReader, read_loop
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def make_converter() -> Any:
+    """lsprotocol's converter, but params/results of our own methods stay plain dicts (pygls makes namedtuples)."""
+    converter = default_converter()  # type: ignore[no-untyped-call]
+
+    def keep(obj: dict[str, Any], cls: type) -> Any:
+        return cls(**obj)
+
+    for cls in (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage):
+        converter.register_structure_hook(cls, keep)
+    return converter
+
+
+class AgentProtocol(LanguageServerProtocol):
+    _server: AgentLanguageServer
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        # $/cancelRequest on a pending prompt ends the turn with stopReason "cancelled", never an error.
+        agent = self._server.agent
+        if agent is not None:
+            for session in agent.sessions.values():
+                if session.busy and session.prompt_request_id == msg_id:
+                    agent.cancel(session.id)
+                    return
+        super()._handle_cancel_notification(msg_id)
+
+
+class AgentLanguageServer(LanguageServer):
+    def __init__(self, cli_overrides: dict[str, Any] | None = None) -> None:
+        super().__init__(
+            "agent-server",
+            __version__,
+            text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+            protocol_cls=AgentProtocol,
+            converter_factory=make_converter,
+        )
+        self.cli_overrides = cli_overrides or {}
+        self.client = LspClient(self)
+        self.agent: AgentService | None = None
+        self.settings: Settings | None = None
+        self.init_options: dict[str, Any] = {}
+        self.progress_tokens: dict[str, LspProgress] = {}
+        self.startup_error: str | None = None
+
+    def require_agent(self) -> AgentService:
+        if self.agent is None:
+            raise RuntimeError("the server is not initialized: send LSP `initialize` first")
+        return self.agent
+
+    def workspace_roots(self) -> list[Path]:
+        try:
+            folders = list(self.workspace.folders.values())
+            root_uri = self.workspace.root_uri
+        except RuntimeError:
+            return []
+        roots = [_uri_path(f.uri) for f in folders]
+        if not roots and root_uri:
+            roots = [_uri_path(root_uri)]
+        return roots
+
+
+def _uri_path(uri: str) -> Path:
+    return Path(unquote(urlparse(uri).path))
+
+
+def rpc(server: AgentLanguageServer, method: str) -> Callable[[Callable[..., Awaitable[T]]], Callable[..., Any]]:
+    """Register an `agent/*` method: errors become JSON-RPC errors from one table."""
+
+    def decorator(fn: Callable[..., Awaitable[T]]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        async def handler(params: Any) -> Any:
+            try:
+                return await fn(params if params is not None else {})
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not isinstance(exc, (ValueError,)) and "agent_server" not in type(exc).__module__:
+                    log.exception("%s failed", method)
+                raise to_rpc_error(exc, method) from exc
+
+        server.feature(method)(handler)
+        return handler
+
+    return decorator
+
+
+def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageServer:
+    server = AgentLanguageServer(cli_overrides)
+
+    @server.feature(lsp.INITIALIZE)
+    def on_initialize(params: lsp.InitializeParams) -> None:
+        options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
+        server.init_options = options
+        roots = server.workspace_roots()
+        try:
+            server.settings = config_mod.load(
+                workspace=roots[0] if roots else None,
+                client_options=_settings_part(options),
+                cli_overrides=server.cli_overrides,
+            )
+        except Exception as exc:  # a bad setting must not kill the server: report it, run on defaults
+            log.error("%s", exc)
+            server.settings = config_mod.load(workspace=None, cli_overrides=server.cli_overrides)
+            server.startup_error = str(exc)
+        server.client.configure(params.capabilities, options)
+        server.agent = AgentService(server.settings, roots)
+
+    @server.feature(lsp.INITIALIZED)
+    def on_initialized(params: lsp.InitializedParams) -> None:
+        error = server.startup_error
+        if error:
+            server.protocol.notify(
+                lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Error, message=error)
+            )
+
+    @server.feature(lsp.SHUTDOWN)
+    async def on_shutdown(params: Any) -> None:
+        if server.agent is not None:
+            await server.agent.aclose()
+
+    @server.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def on_progress_cancel(params: lsp.WorkDoneProgressCancelParams) -> None:
+        progress = server.progress_tokens.get(str(params.token))
+        if progress is not None:
+            progress.cancel()
+
+    @rpc(server, "agent/initialize")
+    async def initialize(params: dict[str, Any]) -> dict[str, Any]:
+        acp.InitializeRequest.model_validate(params)
+        return acp.InitializeResponse(agent_info=acp.Implementation(name="agent-server", version=__version__)).dump()
+
+    @rpc(server, "agent/session/new")
+    async def session_new(params: dict[str, Any]) -> dict[str, Any]:
+        req = acp.NewSessionRequest.model_validate(params)
+        session = await server.require_agent().new_session(req.cwd, req.mcp_servers)
+        return acp.NewSessionResponse(session_id=session.id).dump()
+
+    @rpc(server, "agent/session/list")
+    async def session_list(params: dict[str, Any]) -> dict[str, Any]:
+        req = acp.ListSessionsRequest.model_validate(params)
+        return acp.ListSessionsResponse(sessions=server.require_agent().list_sessions(req.cwd)).dump()
+
+    @rpc(server, "agent/session/prompt")
+    async def session_prompt(params: dict[str, Any]) -> dict[str, Any]:
+        req = acp.PromptRequest.model_validate(params)
+        agent = server.require_agent()
+        session = agent.get(req.session_id)
+        session.prompt_request_id = server.protocol.msg_id
+        stop = await agent.prompt(req.session_id, req.prompt, server.client)
+        return acp.PromptResponse(stop_reason=stop).dump()
+
+    @server.feature("agent/session/cancel")
+    def session_cancel(params: Any) -> None:
+        try:
+            req = acp.CancelNotification.model_validate(params)
+            server.require_agent().cancel(req.session_id)
+        except Exception as exc:  # a notification has no answer: log it
+            log.warning("agent/session/cancel ignored: %s", exc)
+
+    return server
+
+
+def _settings_part(options: dict[str, Any]) -> dict[str, Any]:
+    """initializationOptions may hold editor-only keys next to our settings; keep the known sections."""
+    known = set(Settings.model_fields) | {"mcpServers"}
+    return {k: v for k, v in options.items() if k in known}
+
+
+# --- running -------------------------------------------------------------------------------------------
+
+
+class _LogForwarder(logging.Handler):
+    """WARNING and above also go to the editor as window/logMessage."""
+
+    def __init__(self, server: AgentLanguageServer) -> None:
+        super().__init__(logging.WARNING)
+        self._server = server
+        self._busy = threading.local()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if getattr(self._busy, "on", False) or self._server.protocol.writer is None or self._server.agent is None:
+            return
+        self._busy.on = True
+        try:
+            kind = lsp.MessageType.Error if record.levelno >= logging.ERROR else lsp.MessageType.Warning
+            self._server.protocol.notify(
+                lsp.WINDOW_LOG_MESSAGE, lsp.LogMessageParams(type=kind, message=self.format(record))
+            )
+        except Exception:
+            pass
+        finally:
+            self._busy.on = False
+
+
+def serve_stdio(server: AgentLanguageServer) -> None:
+    import sys
+
+    from pygls.io_ import StdoutWriter
+
+    logging.getLogger().addHandler(_LogForwarder(server))
+    stop = threading.Event()
+    server._stop_event = stop
+    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    try:
+        asyncio.run(read_loop(StdinReader(), server.protocol, stop))
+    except (BrokenPipeError, KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        server.shutdown()  # type: ignore[no-untyped-call]
+
+
+def serve_tcp(server: AgentLanguageServer, host: str, port: int) -> None:
+    """One client at a time over TCP, for debugging with a client you start by hand."""
+    logging.getLogger().addHandler(_LogForwarder(server))
+    stop = threading.Event()
+
+    class _Writer:
+        def __init__(self, writer: asyncio.StreamWriter) -> None:
+            self._w = writer
+
+        def write(self, data: bytes) -> None:
+            self._w.write(data)
+
+        def close(self) -> None:
+            self._w.close()
+
+    async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        server.protocol.set_writer(_Writer(writer))
+        await read_loop(reader, server.protocol, stop)
+        writer.close()
+
+    async def main() -> None:
+        srv = await asyncio.start_server(on_client, host, port)
+        log.warning("agent-server listening on %s:%s", host, port)
+        async with srv:
+            await srv.serve_forever()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass

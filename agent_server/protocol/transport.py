@@ -1,0 +1,100 @@
+"""Reading LSP-framed JSON-RPC from a stream, answering bad input instead of dropping it.
+
+pygls's own read loop logs and drops a body that is not JSON; a client waiting for an answer would hang.
+This loop answers -32700 (parse error) and -32600 (invalid request) and keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import sys
+import threading
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+_CONTENT_LENGTH = re.compile(rb"^Content-Length: *(\d+)\r?\n$", re.IGNORECASE)
+
+
+class AsyncReader(Protocol):
+    async def readline(self) -> bytes: ...
+
+    async def readexactly(self, n: int) -> bytes: ...
+
+
+class RpcProtocol(Protocol):
+    def structure_message(self, data: dict[str, Any]) -> Any: ...
+
+    def handle_message(self, message: Any) -> None: ...
+
+    def _send_data(self, data: Any) -> None: ...
+
+
+def _error(msg_id: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
+
+
+def dispatch(protocol: RpcProtocol, body: bytes) -> None:
+    """Parse one message body and hand it to the protocol, or answer why it cannot be."""
+    try:
+        raw = json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        protocol._send_data(_error(None, -32700, f"Parse error: {exc}"))
+        return
+    if (
+        not isinstance(raw, dict)
+        or raw.get("jsonrpc") != "2.0"
+        or not (isinstance(raw.get("method"), str) or "id" in raw)
+    ):
+        msg_id = raw.get("id") if isinstance(raw, dict) else None
+        protocol._send_data(_error(msg_id, -32600, "Invalid Request: expected a JSON-RPC 2.0 object"))
+        return
+    try:
+        message = json.loads(body, object_hook=protocol.structure_message)
+    except Exception as exc:
+        if "method" in raw and "id" in raw:
+            protocol._send_data(_error(raw["id"], -32602, f"Invalid params for {raw['method']}: {exc}"))
+        else:
+            log.warning("dropping a malformed notification %r: %s", raw.get("method"), exc)
+        return
+    protocol.handle_message(message)
+
+
+async def read_loop(reader: AsyncReader, protocol: RpcProtocol, stop: threading.Event) -> None:
+    content_length = 0
+    while not stop.is_set():
+        header = await reader.readline()
+        if not header:
+            break
+        match = _CONTENT_LENGTH.match(header)
+        if match:
+            content_length = int(match.group(1))
+            continue
+        if header.strip():
+            continue  # another header (Content-Type)
+        if not content_length:
+            continue
+        body = await reader.readexactly(content_length)
+        content_length = 0
+        if not body:
+            break
+        try:
+            dispatch(protocol, body)
+        except Exception:
+            log.exception("unexpected error while handling a message")
+
+
+class StdinReader:
+    """Blocking stdin reads in a thread, so the event loop keeps running."""
+
+    def __init__(self) -> None:
+        self._stdin = sys.stdin.buffer
+
+    async def readline(self) -> bytes:
+        return await asyncio.to_thread(self._stdin.readline)
+
+    async def readexactly(self, n: int) -> bytes:
+        return await asyncio.to_thread(self._stdin.read, n)
