@@ -103,7 +103,7 @@ async def _mcp_status(settings: Settings, workspace: Path) -> list[dict[str, Any
             await manager.wait_ready(timeout=15)
         except Exception:
             pass
-        return [asdict(s) if hasattr(s, "__dataclass_fields__") else dict(s) for s in await describe_servers(manager)]
+        return [asdict(s) for s in await describe_servers(manager)]  # type: ignore[call-overload]
     finally:
         await manager.aclose()
 

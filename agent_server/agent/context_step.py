@@ -1,47 +1,190 @@
-"""The context step of each round: build the messages and tools to send, and keep them inside the window."""
+"""The context step of each round: pick the tools, prune and compact the history, fit it into the window.
+
+The fixed system prompt stays byte-identical across rounds (the server's KV cache survives); a session summary,
+when there is one, is a separate system message right after it.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from .. import acp
-from ..llm.base import ChatRequest, ModelInfo, ToolSpec
-from ..messages import Message, Usage
-from . import prompts
+from ..config import Settings
+from ..context import (
+    TokenCounter,
+    check_budget,
+    choose_num_ctx,
+    compact,
+    context_window,
+    estimate_messages,
+    estimate_tools,
+    is_overflow,
+    prune_tool_results,
+    summarizer_prompt,
+)
+from ..errors import ContextOverflowError
+from ..llm.base import ChatRequest, GenerationOptions, ModelInfo, Provider, ToolSpec
+from ..llm.prompt_tool_mode import render_tool_prompt
+from ..messages import Message, TextDelta, Usage
 
 if TYPE_CHECKING:
     from .loop import Turn
 
+log = logging.getLogger(__name__)
+LOOP_CONTROL = {"task_completion", "ask_question", "update_plan"}
+_counters: dict[str, TokenCounter] = {}  # per model: calibration outlives sessions
+
 
 class ContextStep:
-    def __init__(self, turn_system_prompt: str, model_info: ModelInfo | None) -> None:
-        self.system_prompt = turn_system_prompt
+    def __init__(
+        self,
+        settings: Settings,
+        system_prompt: str,
+        model_info: ModelInfo | None,
+        provider_name: str,
+        persist: Callable[[list[Message]], Awaitable[None]],
+    ) -> None:
+        self.settings = settings
+        self.system_prompt = system_prompt
         self.model_info = model_info
+        self.provider_name = provider_name
+        self.persist = persist
+        self.window = context_window(model_info, settings.llm.context_length)
+        model = model_info.name if model_info else ""
+        self.counter = _counters.setdefault(model, TokenCounter())
+        self.force_compaction = False
+        self._estimated = 0
+        self._num_ctx: int | None = None
         self._turn: Turn | None = None
 
     @property
-    def window(self) -> int | None:
-        return self.model_info.context_length if self.model_info else None
+    def prompt_tools(self) -> bool:
+        """Models without native tool calling get the tools described in the prompt."""
+        mode = self.settings.llm.tool_mode
+        if mode != "auto":
+            return mode == "prompt"
+        return self.model_info is not None and self.model_info.supports_tools is False
 
     async def prepare(self, turn: Turn) -> tuple[list[Message], list[ToolSpec], int | None]:
         self._turn = turn
-        messages = [Message(role="system", content=self.system_prompt)]
-        if turn.session.summary:
-            messages.append(
-                Message(role="system", content=f"Summary of the earlier conversation:\n{turn.session.summary}")
+        specs = await self.select_tools(turn)
+        system = self.system_prompt
+        if self.prompt_tools:
+            system += "\n\n" + render_tool_prompt(specs)
+        never = {t for t in turn.tools.names() if getattr(turn.tools.get(t), "never_compress", False)}
+        cfg = self.settings.context
+        history = prune_tool_results(turn.session.history, cfg.keep_full_turns, cfg.old_result_chars, never)
+        messages = [Message(role="system", content=system), *history]
+        extra = 0 if self.prompt_tools else estimate_tools(specs)
+        result = await compact(
+            messages,
+            self.window,
+            cfg,
+            self._summarizer(turn),
+            extra_tokens=extra,
+            counter=self.counter,
+            never_compress=never,
+            force=self.force_compaction,
+        )
+        self.force_compaction = False
+        if result.compacted:
+            messages = result.messages
+            turn.session.history = list(messages[1:])
+            await self.persist(turn.session.history)
+            await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {result.notice}]\n")))
+        self._estimated = self.counter.scale(estimate_messages(messages)) + extra
+        budget = check_budget(self._estimated, self.window, cfg.min_remaining)
+        if not budget.ok:
+            raise ContextOverflowError(
+                f"the conversation needs {self._estimated} tokens but the model's window is {self.window} "
+                f"(keeping {cfg.min_remaining} free for the answer); start a new session or raise llm.context_length",
+                self._estimated,
+                self.window,
             )
-        messages.extend(turn.session.history)
+        if self.provider_name == "ollama":
+            # Ollama silently truncates at its small default num_ctx: always send one, from a fixed ladder.
+            wanted = min(self._estimated + cfg.min_remaining, self.window)
+            self._num_ctx = choose_num_ctx(self.window, wanted, turn.session.num_ctx)
+            turn.session.num_ctx = self._num_ctx
+        if self.prompt_tools:
+            messages = as_plain_chat(messages)
+            specs = []
+        return messages, specs, self._num_ctx
+
+    async def select_tools(self, turn: Turn) -> list[ToolSpec]:
+        """All tools, or the most relevant `tools.max_per_request` of them (loop-control tools always stay)."""
         specs: list[ToolSpec] = turn.tools.specs()
-        return messages, specs, turn.session.num_ctx
+        limit = self.settings.tools.max_per_request
+        if len(specs) <= limit:
+            return specs
+        from ..tools.prefilter import ToolPrefilter
+
+        query = next((m.content for m in reversed(turn.session.history) if m.role == "user"), "")
+        prefilter = ToolPrefilter(limit, always_keep=LOOP_CONTROL | _builtin_names(turn))
+        return await prefilter.select(query, specs)
+
+    def truncated(self, usage: Usage) -> bool:
+        """The server reported a prompt at the num_ctx limit while ours was bigger: it silently cut the start."""
+        return is_overflow(usage.prompt_tokens, self._num_ctx, self._estimated)
 
     async def observe(self, request: ChatRequest, usage: Usage) -> None:
-        if self._turn is None or not self.window or not usage.prompt_tokens:
+        if usage.prompt_tokens:
+            self.counter.observe(estimate_messages(request.messages) + estimate_tools(request.tools), usage.prompt_tokens)
+        if self._turn is None:
             return
-        used = usage.prompt_tokens + usage.completion_tokens
+        used = usage.prompt_tokens + usage.completion_tokens if usage.prompt_tokens else self._estimated
         await self._turn.relay.send(acp.UsageUpdate(used=used, size=self.window))
 
+    def _summarizer(self, turn: Turn) -> Callable[[str, int], Awaitable[str]]:
+        provider, model = turn.provider, turn.model
 
-def build_system_prompt(turn_root: str, profile: str, custom: str | None) -> str:
-    from pathlib import Path
+        async def summarize(text: str, target_tokens: int) -> str:
+            return await summarize_with(provider, model, text, target_tokens, self.settings.context.compaction_timeout_s)
 
-    return prompts.system_prompt(Path(turn_root), profile, custom)
+        return summarize
+
+
+def _builtin_names(turn: Turn) -> set[str]:
+    return {n for n in turn.tools.names() if getattr(turn.tools.get(n), "source", "builtin") == "builtin"}
+
+
+async def summarize_with(provider: Provider, model: str, text: str, target_tokens: int, timeout: float) -> str:
+    """One low-temperature call that condenses `text`; the caller falls back to truncation if it fails."""
+    request = ChatRequest(
+        model=model,
+        messages=[Message(role="user", content=summarizer_prompt(text, target_tokens))],
+        options=GenerationOptions(temperature=0.1, max_tokens=max(64, target_tokens * 2), think=False),
+    )
+    parts: list[str] = []
+
+    async def run() -> None:
+        async for event in provider.stream_chat(request):
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+
+    await asyncio.wait_for(run(), timeout)
+    return "".join(parts).strip()
+
+
+def as_plain_chat(messages: list[Message]) -> list[Message]:
+    """For prompt tool mode: tool calls become the text the model would have written, results become user turns."""
+    out: list[Message] = []
+    for m in messages:
+        if m.role == "assistant" and m.tool_calls:
+            import json
+
+            calls = "\n".join(
+                f'<tool_call>\n{json.dumps({"name": c.name, "arguments": c.arguments})}\n</tool_call>' for c in m.tool_calls
+            )
+            text = m.content if "<tool_call>" in m.content else (m.content + "\n" + calls).strip()
+            out.append(replace(m, content=text, tool_calls=[]))
+        elif m.role == "tool":
+            out.append(Message(role="user", content=f"Result of {m.tool_name}:\n{m.content}"))
+        else:
+            out.append(m)
+    return out
+

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import acp
 from ..config import Settings
@@ -15,13 +17,17 @@ from ..llm.base import ModelInfo, Provider
 from ..messages import Message
 from .client import AgentClient
 from .content import prompt_text
-from .context_step import ContextStep, build_system_prompt
+from ..context import estimate_message
+from .context_step import ContextStep
+from .prompts import system_prompt
+from .replay import replay_updates
 from .loop import Turn, run_turn
 from .relay import UpdateRelay
 from .session import Session
 from .titles import title_from_prompt
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class AgentService:
@@ -53,9 +59,17 @@ class AgentService:
         for tool in builtin_tools(self.settings):
             self.tools.register(tool)
         self.policy = PermissionPolicy(self.settings.tools, InMemoryDecisionStore())
+        self.policy_settings = self.settings.tools
 
     def _setup_store(self) -> None:
-        pass
+        from ..store import Store
+
+        self.store = Store(self.settings.database_path())
+        self.policy.decisions = self.store  # "always" answers survive restarts
+
+    async def _db(self, fn: Callable[..., T], *args: Any) -> T:
+        """SQLite work off the event loop."""
+        return await asyncio.to_thread(fn, *args)
 
     def reconfigure(self, settings: Settings) -> None:
         """New settings (e.g. workspace/configuration); the provider is re-resolved on the next prompt."""
@@ -82,7 +96,9 @@ class AgentService:
         if not Path(cwd).is_absolute():
             raise AgentServerError(f"cwd must be an absolute path, got {cwd!r}")
         session = Session(id=f"sess_{uuid.uuid4().hex[:16]}", cwd=Path(cwd).resolve(), roots=self._roots_for(cwd))
+        await self._db(self.store.create_session, str(session.cwd), self._model, None, session.id)
         self.sessions[session.id] = session
+        await self._attach_mcp(session, mcp_servers or [])
         return session
 
     def get(self, session_id: str) -> Session:
@@ -91,17 +107,86 @@ class AgentService:
             raise SessionNotFoundError(session_id)
         return session
 
-    def list_sessions(self, cwd: str | None = None) -> list[acp.SessionInfo]:
+    async def open(self, session_id: str, cwd: str | None = None) -> Session:
+        """A live session, loading it from the store if another process (or an earlier run) created it."""
+        session = self.sessions.get(session_id)
+        if session is not None:
+            return session
+        record = await self._db(self.store.get_session, session_id)  # raises SessionNotFoundError
+        root = cwd or record.cwd
+        session = Session(id=record.id, cwd=Path(root).resolve(), roots=self._roots_for(root), title=record.title)
+        session.history = await self._db(self.store.load_messages, session_id)
+        self.sessions[session.id] = session
+        return session
+
+    async def load_session(
+        self, session_id: str, cwd: str, mcp_servers: list[acp.McpServer], client: AgentClient
+    ) -> None:
+        """Replay the whole transcript to the client, then keep the session live for new prompts."""
+        session = await self.open(session_id, cwd)
+        await self._attach_mcp(session, mcp_servers)
+        transcript = await self._db(self.store.transcript, session_id)
+        for update in replay_updates(transcript, self.tools):
+            await client.session_update(session_id, update)
+
+    async def list_sessions(self, cwd: str | None = None) -> list[acp.SessionInfo]:
+        where = str(Path(cwd).resolve()) if cwd else None
+        records = await self._db(self.store.list_sessions, where)
         return [
-            acp.SessionInfo(session_id=s.id, cwd=str(s.cwd), title=s.title)
-            for s in self.sessions.values()
-            if cwd is None or str(s.cwd) == str(Path(cwd).resolve())
+            acp.SessionInfo(session_id=r.id, cwd=r.cwd, title=r.title, updated_at=r.updated_at_iso) for r in records
         ]
+
+    async def delete_session(self, session_id: str) -> None:
+        session = self.sessions.pop(session_id, None)
+        if session is not None and session.turn is not None:
+            session.turn.cancel()
+        await self._db(self.store.get_session, session_id)
+        await self._db(self.store.delete_session, session_id)
+
+    async def _attach_mcp(self, session: Session, servers: list[acp.McpServer]) -> None:
+        return None
+
+    # --- permissions and models -------------------------------------------------------------------------
+
+    async def list_decisions(self, cwd: str | None) -> list[dict[str, Any]]:
+        workspace = str(Path(cwd).resolve()) if cwd else str(self.roots[0] if self.roots else Path.cwd())
+        decisions = await self._db(self.store.list, workspace)
+        return [dataclasses.asdict(d) for d in decisions]
+
+    async def revoke_decision(self, decision_id: str) -> bool:
+        revoked: bool = await self._db(self.store.revoke, decision_id)
+        return revoked
+
+    async def list_models(self) -> dict[str, Any]:
+        provider, model, _info = await self.provider()
+        models = await provider.list_models()
+        return {
+            "current": model,
+            "models": [
+                {
+                    "name": m.name,
+                    "contextLength": m.context_length,
+                    "tools": m.supports_tools,
+                    "thinking": m.supports_thinking,
+                }
+                for m in models
+            ],
+        }
+
+    async def select_model(self, model: str) -> str:
+        """Later prompts use `model`; its capabilities are read again."""
+        self.settings.llm.model = model
+        async with self._provider_lock:
+            if self._provider is not None:
+                await self._provider.aclose()
+            self._provider = None
+            self._model = None
+        return model
 
     # --- turns ------------------------------------------------------------------------------------------
 
     async def prompt(self, session_id: str, blocks: list[acp.ContentBlock], client: AgentClient) -> acp.StopReason:
-        session = self.get(session_id)
+        session = await self.open(session_id)
         if session.busy:
             raise AgentServerError(f"session {session_id} is already running a turn; cancel it first")
         text = prompt_text(blocks, session.roots)
@@ -122,16 +207,19 @@ class AgentService:
 
         async def record(message: Message) -> None:
             session.history.append(message)
+            # Persist before going on: a crash loses at most the message in flight.
+            await self._db(self.store.append_message, session.id, message, estimate_message(message))
+
+        async def persist(history: list[Message]) -> None:
+            await self._db(self.store.replace_history, session.id, history)
 
         await record(Message(role="user", content=text))
         if session.title is None:
             session.title = title_from_prompt(text)
         try:
             provider, model, info = await self.provider()
-            context = ContextStep(
-                build_system_prompt(str(session.cwd), self.settings.agent.profile, self.settings.agent.system_prompt),
-                info,
-            )
+            system = system_prompt(session.cwd, self.settings.agent.profile, self.settings.agent.system_prompt)
+            context = ContextStep(self.settings, system, info, _provider_kind(provider), persist)
             turn = Turn(
                 session=session,
                 client=client,
@@ -164,6 +252,13 @@ class AgentService:
                 session.turn.cancel()
         if self._provider is not None:
             await self._provider.aclose()
+        if self.store is not None:
+            self.store.close()
+
+
+def _provider_kind(provider: Provider) -> str:
+    """"ollama" or "openai" (the retry and fallback wrappers report their primary's name)."""
+    return provider.name
 
 
 def _recoverer() -> Any:

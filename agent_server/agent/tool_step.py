@@ -21,6 +21,7 @@ def _error(text: str) -> ToolResult:
 
 
 async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
+    result: ToolResult
     tool = turn.tools.get(call.name)
     if tool is None:
         names = ", ".join(sorted(turn.tools.names()))
@@ -53,7 +54,7 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
 
     await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="in_progress"))
     ctx = ToolContext(session_id=turn.session.id, roots=turn.session.roots, client=turn.client, services=turn.services)
-    result: ToolResult = await turn.tools.execute(ctx, call.name, call.arguments)
+    result = await turn.tools.execute(ctx, call.name, call.arguments)
     await _finish(turn, call, result)
     if result.plan is not None:
         await turn.relay.send(acp.PlanUpdate(entries=result.plan))

@@ -167,13 +167,49 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
     @rpc(server, "agent/session/list")
     async def session_list(params: dict[str, Any]) -> dict[str, Any]:
         req = acp.ListSessionsRequest.model_validate(params)
-        return acp.ListSessionsResponse(sessions=server.require_agent().list_sessions(req.cwd)).dump()
+        return acp.ListSessionsResponse(sessions=await server.require_agent().list_sessions(req.cwd)).dump()
+
+    @rpc(server, "agent/session/load")
+    async def session_load(params: dict[str, Any]) -> dict[str, Any]:
+        req = acp.LoadSessionRequest.model_validate(params)
+        await server.require_agent().load_session(req.session_id, req.cwd, req.mcp_servers, server.client)
+        return acp.LoadSessionResponse().dump()
+
+    @rpc(server, "agent/session/delete")
+    async def session_delete(params: dict[str, Any]) -> dict[str, Any]:
+        req = acp.DeleteSessionRequest.model_validate(params)
+        await server.require_agent().delete_session(req.session_id)
+        return {}
+
+    @rpc(server, "agent/_permissions/list")
+    async def permissions_list(params: dict[str, Any]) -> dict[str, Any]:
+        cwd = params.get("cwd") if isinstance(params, dict) else None
+        decisions = await server.require_agent().list_decisions(cwd)
+        return {"decisions": decisions}
+
+    @rpc(server, "agent/_permissions/revoke")
+    async def permissions_revoke(params: dict[str, Any]) -> dict[str, Any]:
+        decision_id = params.get("id") if isinstance(params, dict) else None
+        if not isinstance(decision_id, str):
+            raise ValueError("params.id must be the id of a stored decision (see agent/_permissions/list)")
+        return {"revoked": await server.require_agent().revoke_decision(decision_id)}
+
+    @rpc(server, "agent/_models/list")
+    async def models_list(params: dict[str, Any]) -> dict[str, Any]:
+        return await server.require_agent().list_models()
+
+    @rpc(server, "agent/_models/select")
+    async def models_select(params: dict[str, Any]) -> dict[str, Any]:
+        model = params.get("model") if isinstance(params, dict) else None
+        if not isinstance(model, str) or not model:
+            raise ValueError("params.model must be a model name (see agent/_models/list)")
+        return {"current": await server.require_agent().select_model(model)}
 
     @rpc(server, "agent/session/prompt")
     async def session_prompt(params: dict[str, Any]) -> dict[str, Any]:
         req = acp.PromptRequest.model_validate(params)
         agent = server.require_agent()
-        session = agent.get(req.session_id)
+        session = await agent.open(req.session_id)
         session.prompt_request_id = server.protocol.msg_id
         stop = await agent.prompt(req.session_id, req.prompt, server.client)
         return acp.PromptResponse(stop_reason=stop).dump()

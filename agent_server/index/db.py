@@ -1,0 +1,178 @@
+"""The index database: file catalog (content hashes), chunks, FTS5, symbols, references, embeddings."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError
+from .chunker import ChunkedFile
+from .tokenize import expand_identifiers, identifiers, path_terms, split_identifier
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, hash TEXT NOT NULL, size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL, language TEXT, indexed_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY, file_id INTEGER NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+    kind TEXT NOT NULL, symbol TEXT, text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts
+    USING fts5(path, symbols, body, tokenize="porter unicode61 tokenchars '_'");
+CREATE TABLE IF NOT EXISTS defs (name TEXT NOT NULL, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS defs_name ON defs(name);
+CREATE INDEX IF NOT EXISTS defs_file ON defs(file_id);
+CREATE TABLE IF NOT EXISTS refs (file_id INTEGER NOT NULL, name TEXT NOT NULL, count INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
+CREATE TABLE IF NOT EXISTS embeddings (chunk_id INTEGER PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    id: int
+    hash: str
+    size: int
+    mtime_ns: int
+
+
+def body_terms(text: str) -> str:
+    """Raw text plus the camel/snake parts of its compound identifiers, so `response` finds `parseHTTPResponse`."""
+    parts: list[str] = []
+    seen: set[str] = set()
+    for name in identifiers(text):
+        if name in seen:
+            continue
+        seen.add(name)
+        pieces = split_identifier(name)
+        if len(pieces) > 1:
+            parts.extend(pieces)
+    return text + "\n" + " ".join(parts)
+
+
+class IndexDB:
+    """One SQLite connection (WAL) shared by worker threads under a lock."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            fresh = self.conn.execute("SELECT name FROM sqlite_master WHERE name = 'chunks_fts'").fetchone() is None
+            self.conn.executescript(SCHEMA)
+            if fresh:
+                # Path matches weigh most, then defined symbols, then the body text.
+                self.conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(4.0, 3.0, 1.0)')")
+            self.conn.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the index database {path}: {exc}") from exc
+        self.lock = threading.RLock()
+        self.generation = 0  # bumped on every write so caches (graph, vectors) know to refresh
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+            self.generation += 1
+
+    def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        with self.lock:
+            return list(self.conn.execute(sql, params))
+
+    def catalog(self) -> dict[str, CatalogEntry]:
+        rows = self.query("SELECT path, id, hash, size, mtime_ns FROM files")
+        return {str(r[0]): CatalogEntry(int(r[1]), str(r[2]), int(r[3]), int(r[4])) for r in rows}
+
+    def catalog_entry(self, path: str) -> CatalogEntry | None:
+        rows = self.query("SELECT id, hash, size, mtime_ns FROM files WHERE path = ?", (path,))
+        return CatalogEntry(*(int(rows[0][0]), str(rows[0][1]), int(rows[0][2]), int(rows[0][3]))) if rows else None
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+
+    @staticmethod
+    def _delete_file_rows(conn: sqlite3.Connection, file_id: int) -> None:
+        conn.execute("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)", (file_id,))
+        conn.execute("DELETE FROM embeddings WHERE chunk_id IN (SELECT id FROM chunks WHERE file_id = ?)", (file_id,))
+        conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+        conn.execute("DELETE FROM defs WHERE file_id = ?", (file_id,))
+        conn.execute("DELETE FROM refs WHERE file_id = ?", (file_id,))
+
+    def write_file(
+        self, conn: sqlite3.Connection, path: str, digest: str, size: int, mtime_ns: int, chunked: ChunkedFile
+    ) -> int:
+        """Replace everything stored for `path`; call inside `transaction()`. Returns the number of chunks."""
+        row = conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        now = time.time()
+        if row is None:
+            cur = conn.execute(
+                "INSERT INTO files(path, hash, size, mtime_ns, language, indexed_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (path, digest, size, mtime_ns, chunked.language, now),
+            )
+            file_id = int(cur.lastrowid or 0)
+        else:
+            file_id = int(row[0])
+            self._delete_file_rows(conn, file_id)
+            conn.execute(
+                "UPDATE files SET hash = ?, size = ?, mtime_ns = ?, language = ?, indexed_at = ? WHERE id = ?",
+                (digest, size, mtime_ns, chunked.language, now, file_id),
+            )
+        pterms = path + " " + path_terms(path)
+        for chunk in chunked.chunks:
+            cur = conn.execute(
+                "INSERT INTO chunks(file_id, start_line, end_line, kind, symbol, text) VALUES (?, ?, ?, ?, ?, ?)",
+                (file_id, chunk.start_line, chunk.end_line, chunk.kind, chunk.symbol, chunk.text),
+            )
+            chunk_id = int(cur.lastrowid or 0)
+            short_defs = [d.rsplit(".", 1)[-1] for d in chunk.defs]
+            conn.execute(
+                "INSERT INTO chunks_fts(rowid, path, symbols, body) VALUES (?, ?, ?, ?)",
+                (chunk_id, pterms, expand_identifiers(short_defs), body_terms(chunk.text)),
+            )
+            conn.executemany(
+                "INSERT INTO defs(name, file_id, chunk_id) VALUES (?, ?, ?)",
+                [(d, file_id, chunk_id) for d in dict.fromkeys(short_defs) if d and d != "<anonymous>"],
+            )
+        conn.executemany(
+            "INSERT INTO refs(file_id, name, count) VALUES (?, ?, ?)",
+            [(file_id, name, n) for name, n in chunked.refs.items()],
+        )
+        return len(chunked.chunks)
+
+    def touch_file(self, conn: sqlite3.Connection, path: str, size: int, mtime_ns: int) -> None:
+        conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path))
+
+    def remove_file(self, conn: sqlite3.Connection, path: str) -> bool:
+        row = conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return False
+        self._delete_file_rows(conn, int(row[0]))
+        conn.execute("DELETE FROM files WHERE id = ?", (int(row[0]),))
+        return True
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()

@@ -1,0 +1,252 @@
+"""Hybrid ranking: FTS5 BM25 + symbol definitions + paths and stack frames + personalized PageRank + vectors."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from .db import IndexDB
+from .graph import SymbolGraph
+from .query import ParsedQuery
+from .tokenize import split_identifier
+
+FTS_LIMIT = 300
+MAX_TERMS = 64
+SNIPPET_LINES = 12
+
+
+@dataclass
+class Hit:
+    """One ranked chunk. `path` is workspace-relative with '/'; lines are 1-based inclusive."""
+
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    symbol: str | None
+    snippet: str
+    kind: str
+
+
+@dataclass
+class Weights:
+    """How much each signal counts; tuned on the dev split of the retrieval benchmark only."""
+
+    bm25: float = 1.0
+    definition: float = 0.8
+    path: float = 1.2
+    frame_file: float = 1.5
+    frame_line: float = 0.8
+    graph: float = 0.5
+    prior: float = 0.1
+    file_spread: float = 0.25
+    vector: float = 0.8
+    open_file: float = 0.15
+    edited_file: float = 0.3
+    test_penalty: float = 0.6
+
+
+@dataclass
+class SearchContext:
+    """Per-generation caches the ranking needs: the graph, path lookups and the vector matrix."""
+
+    graph: SymbolGraph
+    paths: dict[int, str]
+    by_suffix: dict[str, list[int]]
+    vectors: tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]] | None = None
+    open_files: set[str] = field(default_factory=set)
+    edited_files: dict[str, float] = field(default_factory=dict)
+
+
+def build_suffix_map(paths: dict[int, str]) -> dict[str, list[int]]:
+    """Every trailing run of path components (with and without extension) -> file ids."""
+    out: dict[str, list[int]] = defaultdict(list)
+    for fid, path in paths.items():
+        parts = path.split("/")
+        stem = path.rsplit(".", 1)[0] if "." in parts[-1] else path
+        stem_parts = stem.split("/")
+        keys = {"/".join(parts[i:]) for i in range(len(parts))} | {"/".join(stem_parts[i:]) for i in range(len(parts))}
+        if parts[-1].startswith("__init__."):
+            pkg = "/".join(parts[:-1])
+            keys |= {"/".join(parts[i:-1]) for i in range(len(parts) - 1)} if pkg else set()
+        for key in keys:
+            out[key].append(fid)
+    return out
+
+
+def is_test_path(path: str) -> bool:
+    parts = path.lower().split("/")
+    name = parts[-1]
+    return (
+        any(p in ("test", "tests", "testing", "__tests__", "spec", "specs") for p in parts[:-1])
+        or name.startswith("test_")
+        or name.startswith("conftest.")
+        or ".test." in name
+        or ".spec." in name
+        or name.rsplit(".", 1)[0].endswith("_test")
+    )
+
+
+def _match_path(ctx: SearchContext, mention: str) -> list[int]:
+    """Files a mentioned path refers to: the longest matching suffix that names at most a few files."""
+    parts = [p for p in mention.replace("\\", "/").split("/") if p and p != "."]
+    for i in range(len(parts)):
+        key = "/".join(parts[i:])
+        found = ctx.by_suffix.get(key)
+        if found:
+            # A bare file name like `utils.py` matches many files; only trust it when it is nearly unique.
+            return found if len(found) <= (4 if i < len(parts) - 1 else 2) else []
+    return []
+
+
+def _fts_query(terms: list[str]) -> str:
+    return " OR ".join('"' + t.replace('"', "") + '"' for t in terms[:MAX_TERMS])
+
+
+def rank(
+    db: IndexDB,
+    ctx: SearchContext,
+    q: ParsedQuery,
+    limit: int,
+    path_prefix: str | None = None,
+    weights: Weights | None = None,
+    query_vector: npt.NDArray[np.float32] | None = None,
+) -> list[Hit]:
+    """Rank chunks for a parsed query; see `Weights` for the signals."""
+    w = weights or Weights()
+    terms = q.fts_terms()
+    chunk_file: dict[int, int] = {}
+    bm25: dict[int, float] = {}
+    if terms:
+        rows = db.query(
+            "SELECT f.rowid, f.rank, c.file_id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
+            "WHERE chunks_fts MATCH ? ORDER BY f.rank LIMIT ?",
+            (_fts_query(terms), FTS_LIMIT),
+        )
+        for cid, r, fid in rows:
+            bm25[int(cid)] = -float(r)
+            chunk_file[int(cid)] = int(fid)
+    top = max(bm25.values(), default=1.0) or 1.0
+    bm25 = {c: v / top for c, v in bm25.items()}
+
+    definition: dict[int, float] = defaultdict(float)
+    if q.identifiers:
+        names = list(dict.fromkeys(q.identifiers))[:200]
+        marks = ",".join("?" * len(names))
+        rows = db.query(f"SELECT name, file_id, chunk_id FROM defs WHERE name IN ({marks})", names)
+        definers: dict[str, set[int]] = defaultdict(set)
+        for name, fid, _ in rows:
+            definers[str(name)].add(int(fid))
+        for name, fid, cid in rows:
+            n = len(definers[str(name)])
+            specific = 1.5 if len(split_identifier(str(name))) > 1 else 1.0
+            definition[int(cid)] = max(definition[int(cid)], specific / math.sqrt(n))
+            chunk_file[int(cid)] = int(fid)
+
+    path_hit: dict[int, float] = defaultdict(float)
+    for mention in q.paths:
+        found = _match_path(ctx, mention)
+        for fid in found:
+            path_hit[fid] = max(path_hit[fid], 1.0 / len(found))
+    frame_file: dict[int, float] = defaultdict(float)
+    frame_lines: dict[int, list[int]] = defaultdict(list)
+    for pos, frame in enumerate(q.frames):
+        found = _match_path(ctx, frame.path)
+        for fid in found:
+            # Deeper frames (printed later) are closer to the failure.
+            frame_file[fid] = max(frame_file[fid], (0.6 + 0.4 * (pos + 1) / len(q.frames)) / len(found))
+            if frame.line is not None:
+                frame_lines[fid].append(frame.line)
+    frame_chunks: dict[int, float] = {}
+    for fid, lines in frame_lines.items():
+        for cid, start, end in db.query("SELECT id, start_line, end_line FROM chunks WHERE file_id = ?", (fid,)):
+            if any(int(start) <= ln <= int(end) for ln in lines):
+                frame_chunks[int(cid)] = 1.0
+                chunk_file[int(cid)] = fid
+
+    vector: dict[int, float] = {}
+    if query_vector is not None and ctx.vectors is not None and len(ctx.vectors[0]):
+        ids, mat = ctx.vectors
+        sims = mat @ query_vector
+        nearest = np.argsort(-sims)[:FTS_LIMIT]
+        for i in nearest:
+            vector[int(ids[i])] = max(0.0, float(sims[i]))
+        missing = [c for c in vector if c not in chunk_file]
+        for start in range(0, len(missing), 500):
+            batch = missing[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for cid, fid in db.query(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", batch):
+                chunk_file[int(cid)] = int(fid)
+
+    # Files only reached through a path mention get represented by their best-matching or first chunk.
+    files_with_chunks = set(chunk_file.values())
+    for fid in (set(path_hit) | set(frame_file)) - files_with_chunks:
+        row = db.query("SELECT id FROM chunks WHERE file_id = ? ORDER BY start_line LIMIT 1", (fid,))
+        if row:
+            chunk_file[int(row[0][0])] = fid
+
+    file_bm25: dict[int, list[float]] = defaultdict(list)
+    for cid, v in bm25.items():
+        file_bm25[chunk_file[cid]].append(v)
+    seeds: dict[int, float] = defaultdict(float)
+    for fid, vals in file_bm25.items():
+        seeds[fid] += max(vals)
+    for cid, v in definition.items():
+        seeds[chunk_file[cid]] += v
+    for fid, v in path_hit.items():
+        seeds[fid] += 2 * v
+    for fid, v in frame_file.items():
+        seeds[fid] += 2 * v
+    strongest = dict(sorted(seeds.items(), key=lambda kv: -kv[1])[:30])
+    ppr = ctx.graph.pagerank(strongest) if strongest and w.graph else {}
+    ppr_top = max((ppr.get(f, 0.0) for f in set(chunk_file.values())), default=0.0) or 1.0
+    prior = ctx.graph.prior() if w.prior else {}
+
+    spread: dict[int, float] = {}
+    for fid, vals in file_bm25.items():
+        vals.sort(reverse=True)
+        spread[fid] = sum(vals[1:4])
+
+    scored: list[tuple[float, int, int]] = []
+    for cid, fid in chunk_file.items():
+        path = ctx.paths.get(fid)
+        if path is None or (path_prefix and not path.startswith(path_prefix)):
+            continue
+        s = (
+            w.bm25 * bm25.get(cid, 0.0)
+            + w.definition * definition.get(cid, 0.0)
+            + w.path * path_hit.get(fid, 0.0)
+            + w.frame_file * frame_file.get(fid, 0.0)
+            + w.frame_line * frame_chunks.get(cid, 0.0)
+            + w.graph * ppr.get(fid, 0.0) / ppr_top
+            + w.prior * prior.get(fid, 0.0)
+            + w.file_spread * spread.get(fid, 0.0)
+            + w.vector * vector.get(cid, 0.0)
+            + (w.open_file if path in ctx.open_files else 0.0)
+            + (w.edited_file * ctx.edited_files.get(path, 0.0))
+        )
+        if not q.mentions_tests and is_test_path(path):
+            s *= w.test_penalty
+        scored.append((s, cid, fid))
+    scored.sort(key=lambda t: -t[0])
+    best = scored[:limit]
+    if not best:
+        return []
+    marks = ",".join("?" * len(best))
+    info = {
+        int(r[0]): r
+        for r in db.query(
+            f"SELECT id, start_line, end_line, kind, symbol, text FROM chunks WHERE id IN ({marks})",
+            [cid for _, cid, _ in best],
+        )
+    }
+    hits: list[Hit] = []
+    for s, cid, fid in best:
+        _, start, end, kind, symbol, text = info[cid]
+        snippet = "\n".join(str(text).splitlines()[:SNIPPET_LINES])
+        hits.append(Hit(ctx.paths[fid], int(start), int(end), round(s, 6), symbol and str(symbol), snippet, str(kind)))
+    return hits

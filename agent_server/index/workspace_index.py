@@ -1,0 +1,303 @@
+"""The facade: one workspace's index, built off the event loop, resumable, incremental, searchable."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from .chunker import ChunkedFile, chunk_text
+from .db import IndexDB
+from .embeddings import Embedder, embed_pending, load_vectors, query_vector
+from .graph import SymbolGraph
+from .query import parse_query
+from .scanner import SNIFF_BYTES, ScannedFile, Scanner, looks_binary
+from .search import Hit, SearchContext, Weights, build_suffix_map, rank
+from .watcher import watch_tree
+
+BATCH_FILES = 64
+EDIT_HALF_LIFE_S = 600.0
+
+Progress = Callable[[int, int, str], Awaitable[None]]
+
+
+@dataclass
+class IndexStats:
+    """What one `build` did. `files_processed` counts files (re)chunked; unchanged files are not."""
+
+    files_total: int = 0
+    files_processed: int = 0
+    files_unchanged: int = 0
+    files_removed: int = 0
+    files_skipped: int = 0  # binary or unreadable
+    chunks: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+
+
+@dataclass
+class IndexStatus:
+    files: int
+    chunks: int
+    last_build: float | None
+    building: bool
+    embeddings: int
+
+
+def default_db_path(root: Path) -> Path:
+    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:20]
+    return Path(platformdirs.user_cache_dir("agent-server")) / "index" / f"{digest}.db"
+
+
+class WorkspaceIndex:
+    """Index of one workspace root; all heavy work runs in worker threads in small batches."""
+
+    def __init__(
+        self, root: Path, db_path: Path | None = None, *, max_file_bytes: int = 1_000_000,
+        embedder: Embedder | None = None,
+    ) -> None:  # fmt: skip
+        self.root = root.resolve()
+        if not self.root.is_dir():
+            raise NotADirectoryError(f"workspace root is not a directory: {root}")
+        self.scanner = Scanner(self.root, max_file_bytes)
+        self.db = IndexDB(db_path or default_db_path(self.root))
+        self.embedder = embedder
+        self.weights = Weights()
+        self._building = False
+        self._ctx: SearchContext | None = None
+        self._ctx_generation = -1
+        self._ctx_task: asyncio.Task[None] | None = None
+        self._open: set[str] = set()
+        self._edited: dict[str, float] = {}
+        self._watch_stop: asyncio.Event | None = None
+        self._watch_task: asyncio.Task[None] | None = None
+
+    # -- building -------------------------------------------------------------------------------------------
+
+    def _process(self, files: list[ScannedFile], cancel: asyncio.Event | None, stats: IndexStats) -> None:
+        """Read, hash, chunk and store one batch in a single transaction (runs in a worker thread)."""
+        catalog = self.db.catalog()
+        prepared: list[tuple[ScannedFile, str, ChunkedFile | str | None]] = []
+        for f in files:
+            if cancel is not None and cancel.is_set():
+                break
+            try:
+                data = (self.root / f.path).read_bytes()
+            except OSError:
+                stats.files_skipped += 1
+                continue
+            digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+            old = catalog.get(f.path)
+            if old is not None and old.hash == digest:
+                prepared.append((f, digest, None))
+                continue
+            if looks_binary(data[:SNIFF_BYTES]):
+                stats.files_skipped += 1
+                prepared.append((f, digest, "binary"))
+                continue
+            prepared.append((f, digest, chunk_text(f.path, data.decode("utf-8", errors="replace"))))
+        with self.db.transaction() as conn:
+            for f, digest, chunked in prepared:
+                if chunked is None:
+                    self.db.touch_file(conn, f.path, f.size, f.mtime_ns)
+                    stats.files_unchanged += 1
+                elif isinstance(chunked, str):
+                    self.db.remove_file(conn, f.path)
+                else:
+                    stats.chunks += self.db.write_file(conn, f.path, digest, f.size, f.mtime_ns, chunked)
+                    stats.files_processed += 1
+
+    async def build(self, progress: Progress | None = None, cancel: asyncio.Event | None = None) -> IndexStats:
+        """Bring the index up to date with the disk; unchanged files are skipped, `cancel` stops between batches."""
+        start = time.perf_counter()
+        stats = IndexStats()
+        self._building = True
+        try:
+            scanned = await asyncio.to_thread(lambda: list(self.scanner.walk()))
+            catalog = await asyncio.to_thread(self.db.catalog)
+            stats.files_total = len(scanned)
+            present = {f.path for f in scanned}
+            gone = [p for p in catalog if p not in present]
+            if gone:
+                await asyncio.to_thread(self._remove_paths, gone)
+                stats.files_removed = len(gone)
+            todo = []
+            for f in scanned:
+                old = catalog.get(f.path)
+                if old is not None and old.size == f.size and old.mtime_ns == f.mtime_ns:
+                    stats.files_unchanged += 1
+                else:
+                    todo.append(f)
+            done = stats.files_unchanged
+            if progress is not None:
+                await progress(done, stats.files_total, "")
+            for i in range(0, len(todo), BATCH_FILES):
+                if cancel is not None and cancel.is_set():
+                    stats.cancelled = True
+                    break
+                batch = todo[i : i + BATCH_FILES]
+                await asyncio.to_thread(self._process, batch, cancel, stats)
+                done += len(batch)
+                if progress is not None:
+                    await progress(min(done, stats.files_total), stats.files_total, batch[-1].path)
+            if cancel is not None and cancel.is_set():
+                stats.cancelled = True
+            if not stats.cancelled:
+                await asyncio.to_thread(self.db.set_meta, "last_build", str(time.time()))
+        finally:
+            self._building = False
+            stats.seconds = time.perf_counter() - start
+        return stats
+
+    async def embed_pending(self, idle: asyncio.Event | None = None, cancel: asyncio.Event | None = None) -> int:
+        """Embed chunks without vectors (no-op without an embedder); waits on `idle` between batches."""
+        if self.embedder is None:
+            return 0
+        return await embed_pending(self.db, self.embedder, idle=idle, cancel=cancel)
+
+    def _remove_paths(self, paths: list[str]) -> None:
+        with self.db.transaction() as conn:
+            for p in paths:
+                self.db.remove_file(conn, p)
+
+    # -- incremental ----------------------------------------------------------------------------------------
+
+    def _relative(self, path: Path) -> str | None:
+        p = path if path.is_absolute() else self.root / path
+        try:
+            return p.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return None
+
+    async def update_file(self, path: Path, text: str | None = None) -> None:
+        """Re-index one file (from `text`, the editor buffer, when given); ignored or vanished files are dropped."""
+        full = path if path.is_absolute() else self.root / path
+        if full.name == ".gitignore":
+            self.scanner.invalidate(self._relative(full) or "")
+        rel = self.scanner.accepts(full)
+        if rel is None:
+            stale = self._relative(full)
+            if stale is not None:
+                await self.remove_file(full)
+            return
+
+        def work() -> None:
+            try:
+                st = full.stat()
+                data = text.encode("utf-8") if text is not None else full.read_bytes()
+            except OSError:
+                self._remove_paths([rel])
+                return
+            if len(data) > self.scanner.max_file_bytes or looks_binary(data[:SNIFF_BYTES]):
+                self._remove_paths([rel])
+                return
+            digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+            old = self.db.catalog_entry(rel)
+            if old is not None and old.hash == digest:
+                return
+            chunked = chunk_text(rel, data.decode("utf-8", errors="replace"))
+            with self.db.transaction() as conn:
+                self.db.write_file(conn, rel, digest, st.st_size, st.st_mtime_ns, chunked)
+
+        await asyncio.to_thread(work)
+
+    async def remove_file(self, path: Path) -> None:
+        rel = self._relative(path)
+        if rel is not None:
+            await asyncio.to_thread(self._remove_paths, [rel])
+
+    # -- search ---------------------------------------------------------------------------------------------
+
+    def _load_context(self) -> SearchContext:
+        generation = self.db.generation
+        paths = {int(r[0]): str(r[1]) for r in self.db.query("SELECT id, path FROM files")}
+        ctx = SearchContext(SymbolGraph.load(self.db), paths, build_suffix_map(paths))
+        if self.embedder is not None:
+            ctx.vectors = load_vectors(self.db, self.embedder.model)
+        self._ctx, self._ctx_generation = ctx, generation
+        return ctx
+
+    async def _refresh_context(self) -> None:
+        await asyncio.to_thread(self._load_context)
+
+    async def _context(self) -> SearchContext:
+        """Search caches; after writes the old graph serves while a fresh one loads in the background."""
+        if self._ctx is None:
+            return await asyncio.to_thread(self._load_context)
+        if self._ctx_generation != self.db.generation:
+            # Paths must be current for a saved file to be searchable at once; the graph may lag a little.
+            paths = await asyncio.to_thread(
+                lambda: {int(r[0]): str(r[1]) for r in self.db.query("SELECT id, path FROM files")}
+            )
+            if paths != self._ctx.paths:
+                self._ctx.paths = paths
+                self._ctx.by_suffix = build_suffix_map(paths)
+            if self._ctx_task is None or self._ctx_task.done():
+                self._ctx_task = asyncio.create_task(self._refresh_context())
+        return self._ctx
+
+    async def search(self, query: str, limit: int = 10, path_prefix: str | None = None) -> list[Hit]:
+        """Best chunks for a free-text query (identifiers, paths, stack traces and prose all work)."""
+        if not query.strip():
+            return []
+        ctx = await self._context()
+        ctx.open_files = set(self._open)
+        now = time.time()
+        ctx.edited_files = {p: 0.5 ** ((now - t) / EDIT_HALF_LIFE_S) for p, t in self._edited.items()}
+        qvec = None
+        if self.embedder is not None and ctx.vectors is not None:
+            qvec = query_vector((await self.embedder.embed([query]))[0])
+        parsed = parse_query(query)
+        return await asyncio.to_thread(rank, self.db, ctx, parsed, limit, path_prefix, self.weights, qvec)
+
+    def note_open(self, path: Path) -> None:
+        rel = self._relative(path)
+        if rel is not None:
+            self._open.add(rel)
+
+    def note_closed(self, path: Path) -> None:
+        rel = self._relative(path)
+        if rel is not None:
+            self._open.discard(rel)
+
+    def note_edited(self, path: Path) -> None:
+        rel = self._relative(path)
+        if rel is not None:
+            self._edited[rel] = time.time()
+
+    def status(self) -> IndexStatus:
+        files = int(self.db.query("SELECT COUNT(*) FROM files")[0][0])
+        chunks = int(self.db.query("SELECT COUNT(*) FROM chunks")[0][0])
+        vectors = int(self.db.query("SELECT COUNT(*) FROM embeddings")[0][0])
+        last = self.db.get_meta("last_build")
+        return IndexStatus(files, chunks, float(last) if last else None, self._building, vectors)
+
+    # -- watching -------------------------------------------------------------------------------------------
+
+    def start_watching(self) -> None:
+        """Follow file changes on disk until `stop_watching` (needs a running event loop)."""
+        if self._watch_task is not None and not self._watch_task.done():
+            return
+        self._watch_stop = asyncio.Event()
+        self._watch_task = asyncio.create_task(
+            watch_tree(self.root, self.update_file, self.remove_file, self._watch_stop)
+        )
+
+    async def stop_watching(self) -> None:
+        if self._watch_stop is not None:
+            self._watch_stop.set()
+        if self._watch_task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch_task
+        self._watch_task = None
+
+    def close(self) -> None:
+        if self._watch_task is not None and not self._watch_task.done():
+            self._watch_task.cancel()
+        self.db.close()

@@ -1,0 +1,113 @@
+"""HTTP plumbing shared by the providers: line splitting, error bodies, and httpx errors mapped to `LLMError`s."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import httpx
+
+from ..errors import ContextOverflowError, LLMConnectionError, LLMError, LLMHTTPError, LLMStreamError
+
+_OVERFLOW = re.compile(
+    r"context (length|size|window)|exceeds? the (available )?context|maximum context|n_ctx|prompt is too long",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\b(\d{3,8})\b")
+
+
+def make_client(timeout_s: float, connect_timeout_s: float) -> httpx.AsyncClient:
+    """A client whose read timeout is the longest wait for the next byte (models can take a while to load)."""
+    return httpx.AsyncClient(timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s))
+
+
+async def iter_lines(response: httpx.Response) -> AsyncIterator[bytes]:
+    """Lines split on `\\n` only (never on read boundaries); a final unterminated line is yielded too."""
+    buffer = b""
+    async for chunk in response.aiter_bytes():
+        if b"\n" not in chunk:
+            buffer += chunk
+            continue
+        lines = (buffer + chunk).split(b"\n")
+        buffer = lines.pop()
+        for line in lines:
+            yield line[:-1] if line.endswith(b"\r") else line
+    if buffer.strip():
+        yield buffer.rstrip(b"\r")
+
+
+def error_detail(body: bytes) -> tuple[str, dict[str, Any]]:
+    """The message of any server's error body (Ollama flat, llama.cpp/Ollama-v1 nested, vLLM flat) and its fields."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return (text[:500] or "(empty body)"), {}
+    if isinstance(data, dict):
+        err = data.get("error")
+        if isinstance(err, dict):
+            return str(err.get("message") or err), err
+        if isinstance(err, str):
+            return err, data
+        if "message" in data:
+            return str(data["message"]), data
+    return text[:500], {}
+
+
+def overflow_error(message: str, fields: dict[str, Any]) -> ContextOverflowError | None:
+    """A ContextOverflowError when the server says the prompt does not fit, else None."""
+    if fields.get("type") != "exceed_context_size_error" and not _OVERFLOW.search(message):
+        return None
+    n_ctx = fields.get("n_ctx")
+    if not isinstance(n_ctx, int):
+        numbers = [int(n) for n in _NUMBER.findall(message)]
+        n_ctx = min(numbers) if numbers else None
+    prompt = fields.get("n_prompt_tokens")
+    return ContextOverflowError(
+        f"the prompt does not fit the model's context window: {message}",
+        prompt_tokens=prompt if isinstance(prompt, int) else None,
+        n_ctx=n_ctx,
+    )
+
+
+def raise_http_error(url: str, status: int, body: bytes) -> NoReturn:
+    message, fields = error_detail(body)
+    if status in (400, 413, 500) and (overflow := overflow_error(message, fields)) is not None:
+        raise overflow
+    raise LLMHTTPError(url, status, message)
+
+
+def raise_stream_error(url: str, error: Any) -> NoReturn:
+    if isinstance(error, dict):
+        message, fields = str(error.get("message") or error), error
+    else:
+        message, fields = str(error), {}
+    if (overflow := overflow_error(message, fields)) is not None:
+        raise overflow
+    raise LLMStreamError(url, message)
+
+
+def decode_json(url: str, line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError:
+        raise LLMStreamError(url, f"not JSON: {line[:200].decode('utf-8', 'replace')!r}") from None
+
+
+@contextmanager
+def translate_errors(url: str) -> Iterator[None]:
+    """httpx transport errors become LLMConnectionError naming the URL and the cause."""
+    try:
+        yield
+    except LLMError:
+        raise
+    except httpx.ConnectError as exc:
+        raise LLMConnectionError(url, f"connection failed ({exc or 'refused'}); is the server running?") from None
+    except httpx.TimeoutException as exc:
+        kind = type(exc).__name__.replace("Timeout", " timeout").lower().strip()
+        raise LLMConnectionError(url, f"{kind} (no answer in time)") from None
+    except httpx.TransportError as exc:
+        raise LLMConnectionError(url, f"{type(exc).__name__}: {exc or 'connection lost'}") from None

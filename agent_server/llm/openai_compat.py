@@ -1,0 +1,362 @@
+"""OpenAI-compatible servers (llama.cpp, LM Studio, vLLM, Ollama /v1): POST /v1/chat/completions streamed as SSE.
+
+The SSE lines are parsed here rather than with httpx-sse: httpx-sse drops llama.cpp's legacy `error: {...}` field and
+never dispatches a final `data: [DONE]` that lacks its blank line, and both happen in the wild.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ..errors import LLMStreamError
+from ..messages import (
+    Finish,
+    FinishReason,
+    Message,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCall,
+    ToolCallEvent,
+    Usage,
+)
+from ._http import decode_json, make_client, raise_http_error, raise_stream_error, translate_errors
+from .base import ChatRequest, ModelInfo
+
+log = logging.getLogger(__name__)
+
+
+def message_to_wire(msg: Message) -> dict[str, Any]:
+    """OpenAI history: string arguments, `content: null` beside tool calls, results keyed by `tool_call_id`."""
+    out: dict[str, Any] = {"role": msg.role, "content": msg.content}
+    if msg.role == "assistant" and msg.tool_calls:
+        out["content"] = msg.content or None
+        out["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
+            for c in msg.tool_calls
+        ]
+    if msg.role == "tool":
+        out["tool_call_id"] = msg.tool_call_id or ""
+        if msg.tool_name:
+            out["name"] = msg.tool_name
+    return out
+
+
+def build_payload(request: ChatRequest) -> dict[str, Any]:
+    o = request.options
+    payload: dict[str, Any] = {
+        "model": request.model,
+        "messages": [message_to_wire(m) for m in request.messages],
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    extra = {"max_tokens": o.max_tokens, "temperature": o.temperature, "top_p": o.top_p, "seed": o.seed, "stop": o.stop}
+    payload.update({k: v for k, v in extra.items() if v is not None})
+    if isinstance(o.think, str):
+        payload["reasoning_effort"] = o.think
+    elif o.think is False:
+        payload["chat_template_kwargs"] = {"enable_thinking": False}
+    if request.tools:
+        payload["tools"] = [
+            {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+            for t in request.tools
+        ]
+    return payload
+
+
+@dataclass
+class _Pending:
+    id: str = ""
+    name: str = ""
+    parts: list[str] = field(default_factory=list)
+    obj: dict[str, Any] | None = None
+
+
+class ToolCallAccumulator:
+    """Tool-call deltas keyed by index: first non-empty id/name kept, argument strings concatenated."""
+
+    def __init__(self) -> None:
+        self._calls: dict[int, _Pending] = {}
+        self._last: int | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self._calls)
+
+    def add(self, delta: dict[str, Any]) -> None:
+        index = delta.get("index")
+        cid = delta.get("id")
+        if not isinstance(index, int):
+            known = next((i for i, p in self._calls.items() if cid and p.id == cid), None)
+            if known is not None:
+                index = known
+            elif cid or self._last is None:
+                index = len(self._calls)
+            else:
+                index = self._last
+        self._last = index
+        pending = self._calls.setdefault(index, _Pending())
+        if cid and not pending.id:
+            pending.id = str(cid)
+        fn = delta.get("function") or {}
+        if (name := fn.get("name")) and not pending.name:
+            pending.name = str(name)
+        args = fn.get("arguments")
+        if isinstance(args, dict):
+            pending.obj = args
+        elif isinstance(args, str):
+            pending.parts.append(args)
+
+    def finish(self) -> list[ToolCall]:
+        out = []
+        for _, p in sorted(self._calls.items()):
+            if not p.name:
+                log.warning("dropping a tool call without a name (arguments %r)", "".join(p.parts)[:200])
+                continue
+            call = ToolCall(id=p.id or "call_" + uuid.uuid4().hex[:8], name=p.name)
+            text = "".join(p.parts)
+            if p.obj is not None:
+                call.arguments = p.obj
+            elif text.strip():
+                try:
+                    parsed = json.loads(text)
+                except ValueError as exc:
+                    call.arguments_error = f"arguments are not valid JSON ({exc}): {text[:200]}"
+                else:
+                    if isinstance(parsed, dict):
+                        call.arguments = parsed
+                    else:
+                        call.arguments_error = f"arguments must be a JSON object, got: {text[:200]}"
+            out.append(call)
+        self._calls.clear()
+        return out
+
+
+def usage_from(usage: dict[str, Any] | None, timings: dict[str, Any] | None) -> Usage:
+    u, t = usage or {}, timings or {}
+    details = u.get("prompt_tokens_details") or {}
+    prompt = u.get("prompt_tokens")
+    completion = u.get("completion_tokens")
+    if prompt is None and t:
+        prompt = int(t.get("prompt_n") or 0) + int(t.get("cache_n") or 0)
+    if completion is None and t:
+        completion = t.get("predicted_n")
+    prompt_ms = float(t.get("prompt_ms") or 0)
+    eval_ms = float(t.get("predicted_ms") or 0)
+    return Usage(
+        prompt_tokens=int(prompt or 0),
+        completion_tokens=int(completion or 0),
+        cached_tokens=int(details.get("cached_tokens") or t.get("cache_n") or 0),
+        prompt_eval_duration_ms=prompt_ms,
+        eval_duration_ms=eval_ms,
+        total_duration_ms=prompt_ms + eval_ms,
+    )
+
+
+class _Turn:
+    """State of one streamed completion."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.calls = ToolCallAccumulator()
+        self.emitted_calls = 0
+        self.finish: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.timings: dict[str, Any] | None = None
+        self.done = False
+
+    def chunk(self, obj: Any) -> list[StreamEvent]:
+        if not isinstance(obj, dict):
+            raise LLMStreamError(self.url, f"unexpected event: {str(obj)[:200]}")
+        if "error" in obj:
+            raise_stream_error(self.url, obj["error"])
+        if obj.get("object") == "error":
+            raise_stream_error(self.url, obj)
+        if isinstance(obj.get("usage"), dict):
+            self.usage = obj["usage"]
+        if isinstance(obj.get("timings"), dict):
+            self.timings = obj["timings"]
+        events: list[StreamEvent] = []
+        for choice in obj.get("choices") or []:
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or choice.get("message") or {}
+            thinking = delta.get("reasoning_content") or delta.get("reasoning")
+            if thinking:
+                events.append(ThinkingDelta(str(thinking)))
+            if content := delta.get("content"):
+                events.append(TextDelta(str(content)))
+            for tc in delta.get("tool_calls") or []:
+                if isinstance(tc, dict):
+                    self.calls.add(tc)
+            if reason := choice.get("finish_reason"):
+                self.finish = str(reason)
+                events.extend(self.flush_calls())
+        return events
+
+    def flush_calls(self) -> list[StreamEvent]:
+        calls = self.calls.finish()
+        self.emitted_calls += len(calls)
+        return [ToolCallEvent(c) for c in calls]
+
+    def final(self) -> Finish:
+        reason: FinishReason = "stop"
+        if self.finish == "length":
+            reason = "length"
+        elif self.emitted_calls:
+            reason = "tool_calls"  # older LM Studio says "stop" even with calls
+        return Finish(reason, usage_from(self.usage, self.timings))
+
+
+class SSEChat:
+    """Incremental SSE parser: bytes in, events out; handles comments, `[DONE]` and llama.cpp's `error:` field."""
+
+    def __init__(self, turn: _Turn) -> None:
+        self.turn = turn
+        self.buffer = b""
+        self.data: list[bytes] = []
+
+    def feed(self, chunk: bytes) -> list[StreamEvent]:
+        if b"\n" not in chunk:
+            self.buffer += chunk
+            return []
+        lines = (self.buffer + chunk).split(b"\n")
+        self.buffer = lines.pop()
+        out: list[StreamEvent] = []
+        for line in lines:
+            if self.turn.done:
+                break
+            self._line(line[:-1] if line.endswith(b"\r") else line, out)
+        return out
+
+    def close(self) -> list[StreamEvent]:
+        """Dispatch what is left: a final `data: [DONE]` may lack its blank line, or even its newline."""
+        out: list[StreamEvent] = []
+        if self.buffer.strip() and not self.turn.done:
+            self._line(self.buffer.rstrip(b"\r"), out)
+        self.buffer = b""
+        if self.data and not self.turn.done:
+            self._dispatch(out)
+        return out
+
+    def _line(self, line: bytes, out: list[StreamEvent]) -> None:
+        if line.startswith(b"data:"):
+            value = line[5:]
+            self.data.append(value[1:] if value.startswith(b" ") else value)
+        elif not line:
+            if self.data:
+                self._dispatch(out)
+        elif line.startswith(b":"):
+            return
+        elif line.startswith(b"error:"):
+            # llama.cpp builds before PR #16109 sent `error: {...}` then `data: [DONE]`.
+            raw = line[6:].strip().decode("utf-8", "replace")
+            try:
+                parsed: Any = json.loads(raw)
+            except ValueError:
+                parsed = raw
+            raise_stream_error(self.turn.url, parsed)
+
+    def _dispatch(self, out: list[StreamEvent]) -> None:
+        payload = self.data[0] if len(self.data) == 1 else b"\n".join(self.data)
+        self.data = []
+        if payload.strip() == b"[DONE]":
+            self.turn.done = True
+            return
+        out.extend(self.turn.chunk(decode_json(self.turn.url, payload)))
+
+
+def api_root(base_url: str) -> str:
+    base = base_url.rstrip("/")
+    return base if base.endswith("/v1") else base + "/v1"
+
+
+class OpenAIProvider:
+    """Any OpenAI-compatible server; `base_url` may be the root (`http://127.0.0.1:1234`) or end in `/v1`."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:1234",
+        api_key: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        timeout_s: float = 300.0,
+        connect_timeout_s: float = 5.0,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.api_root = api_root(base_url)
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._owns_client = client is None
+        self._client = client or make_client(timeout_s, connect_timeout_s)
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def stream_chat(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        url = self.api_root + "/chat/completions"
+        turn = _Turn(url)
+        headers = {**self._headers, "Accept": "text/event-stream"}
+        with translate_errors(url):
+            async with self._client.stream("POST", url, json=build_payload(request), headers=headers) as response:
+                if response.status_code != 200:
+                    raise_http_error(url, response.status_code, await response.aread())
+                if "text/event-stream" not in response.headers.get("content-type", "text/event-stream"):
+                    # The server ignored stream:true and sent one completion object.
+                    for event in turn.chunk(decode_json(url, await response.aread())):
+                        yield event
+                    turn.done = True
+                else:
+                    parser = SSEChat(turn)
+                    async for chunk in response.aiter_bytes():
+                        for event in parser.feed(chunk):
+                            yield event
+                        if turn.done:
+                            break
+                    for event in parser.close():
+                        yield event
+        if not turn.done and turn.finish is None:
+            raise LLMStreamError(url, "the stream ended before a finish_reason or [DONE]")
+        for event in turn.flush_calls():
+            yield event
+        yield turn.final()
+
+    async def _get_json(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        url = self.api_root + path
+        with translate_errors(url):
+            response = await self._client.request(method, url, json=body, headers=self._headers)
+        if response.status_code != 200:
+            raise_http_error(url, response.status_code, response.content)
+        return decode_json(url, response.content)
+
+    async def list_models(self) -> list[ModelInfo]:
+        data = await self._get_json("GET", "/models")
+        out = []
+        for m in data.get("data") or []:
+            meta = m.get("meta") if isinstance(m.get("meta"), dict) else {}
+            ctx = meta.get("n_ctx_train") or m.get("max_context_length") or m.get("context_length")
+            details = {k: v for k, v in m.items() if k not in ("id", "object")}
+            out.append(
+                ModelInfo(name=str(m.get("id")), context_length=ctx if isinstance(ctx, int) else None, details=details)
+            )
+        return out
+
+    async def model_info(self, model: str) -> ModelInfo:
+        for info in await self.list_models():
+            if info.name == model:
+                return info
+        return ModelInfo(name=model)
+
+    async def embed(self, model: str, inputs: list[str]) -> list[list[float]]:
+        data = await self._get_json("POST", "/embeddings", {"model": model, "input": inputs})
+        items = sorted(data.get("data") or [], key=lambda d: d.get("index", 0))
+        if len(items) != len(inputs):
+            raise LLMStreamError(self.api_root + "/embeddings", f"asked for {len(inputs)} embeddings, got {len(items)}")
+        return [list(d["embedding"]) for d in items]

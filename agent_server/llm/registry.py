@@ -1,0 +1,156 @@
+"""From settings to a working provider: a name table, auto-detection of a local server, and the model to use."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import httpx
+
+from ..config import LLMConfig, Settings
+from ..errors import LLMConnectionError, LLMError
+from .base import ModelInfo, Provider
+from .capabilities import CapabilityCache, MemoryCapabilityCache, discover
+from .ollama import OllamaProvider
+from .openai_compat import OpenAIProvider
+from .resilient import FallbackProvider, RetryingProvider
+
+log = logging.getLogger(__name__)
+
+OLLAMA_URL = "http://127.0.0.1:11434"
+LMSTUDIO_URL = "http://127.0.0.1:1234"
+DEFAULT_URLS = {"ollama": OLLAMA_URL, "openai": LMSTUDIO_URL}
+PROBE_TIMEOUT_S = 1.0
+
+Factory = Callable[[str, LLMConfig], Provider]
+
+PROVIDERS: dict[str, Factory] = {
+    "ollama": lambda url, llm: OllamaProvider(
+        url, timeout_s=llm.timeout_s, connect_timeout_s=llm.connect_timeout_s, keep_alive=llm.keep_alive
+    ),
+    "openai": lambda url, llm: OpenAIProvider(
+        url, api_key=llm.api_key, timeout_s=llm.timeout_s, connect_timeout_s=llm.connect_timeout_s
+    ),
+}
+
+_cache: CapabilityCache = MemoryCapabilityCache()
+
+
+def guess_provider(base_url: str) -> str:
+    """A URL on Ollama's port without `/v1` speaks the native API; anything else is OpenAI-compatible."""
+    url = base_url.rstrip("/")
+    return "ollama" if ":11434" in url and not url.endswith("/v1") else "openai"
+
+
+def build(name: str, base_url: str, llm: LLMConfig) -> Provider:
+    try:
+        factory = PROVIDERS[name]
+    except KeyError:
+        raise LLMError(f"unknown LLM provider '{name}' (known: {', '.join(sorted(PROVIDERS))})") from None
+    return factory(base_url, llm)
+
+
+def create_provider(settings: Settings) -> Provider:
+    """The configured endpoint (no auto-detection), wrapped in retries and the fallback chain."""
+    llm = settings.llm
+    url = llm.base_url or DEFAULT_URLS[llm.provider or "ollama"]
+    name = llm.provider or guess_provider(url)
+    return wrap(build(name, url, llm), llm.model or "", llm)
+
+
+def wrap(primary: Provider, model: str, llm: LLMConfig) -> Provider:
+    chain: list[tuple[Provider, str]] = [(RetryingProvider(primary, tries=llm.retries), model)]
+    for fb in llm.fallbacks:
+        url = fb.base_url or primary.base_url
+        name = fb.provider or (primary.name if fb.base_url is None else guess_provider(url))
+        chain.append((RetryingProvider(build(name, url, llm), tries=llm.retries), fb.model))
+    return chain[0][0] if len(chain) == 1 else FallbackProvider(chain)
+
+
+async def _probe(client: httpx.AsyncClient, url: str, timeout_s: float) -> bool:
+    try:
+        response = await client.get(url, timeout=timeout_s)
+    except (httpx.HTTPError, OSError):
+        return False
+    return response.status_code == 200
+
+
+async def autodetect(
+    client: httpx.AsyncClient,
+    ollama_url: str = OLLAMA_URL,
+    lmstudio_url: str = LMSTUDIO_URL,
+    timeout_s: float = PROBE_TIMEOUT_S,
+) -> tuple[str, str] | None:
+    """(provider name, base URL) of a local server: Ollama first (GET /api/version), then LM Studio (GET /v1/models)."""
+    ollama, lmstudio = await asyncio.gather(
+        _probe(client, ollama_url.rstrip("/") + "/api/version", timeout_s),
+        _probe(client, lmstudio_url.rstrip("/") + "/v1/models", timeout_s),
+    )
+    if ollama:
+        return "ollama", ollama_url.rstrip("/")
+    if lmstudio:
+        return "openai", lmstudio_url.rstrip("/")
+    return None
+
+
+async def resolve_endpoint(
+    settings: Settings,
+    client: httpx.AsyncClient | None = None,
+    ollama_url: str = OLLAMA_URL,
+    lmstudio_url: str = LMSTUDIO_URL,
+) -> tuple[str, str, str]:
+    """(provider name, base URL, model): config first, else auto-detection; no model configured = the first listed."""
+    llm = settings.llm
+    if llm.provider or llm.base_url:
+        url = llm.base_url or DEFAULT_URLS[llm.provider or "ollama"]
+        name = llm.provider or guess_provider(url)
+    else:
+        async with _client(client) as c:
+            found = await autodetect(c, ollama_url, lmstudio_url)
+        if found is None:
+            raise LLMConnectionError(
+                f"{ollama_url} (Ollama) and {lmstudio_url} (LM Studio)",
+                "no local LLM server answered; start one or set llm.provider / llm.base_url",
+            )
+        name, url = found
+    model = llm.model
+    if not model:
+        provider = build(name, url, llm)
+        try:
+            models = await provider.list_models()
+        finally:
+            await provider.aclose()
+        if not models:
+            raise LLMError(f"the LLM server at {url} lists no models; pull one or set llm.model")
+        model = models[0].name
+    return name, url, model
+
+
+class _client:
+    """The caller's client, or a short-lived one closed afterwards."""
+
+    def __init__(self, client: httpx.AsyncClient | None) -> None:
+        self._given = client
+        self._own: httpx.AsyncClient | None = None
+
+    async def __aenter__(self) -> httpx.AsyncClient:
+        if self._given is not None:
+            return self._given
+        self._own = httpx.AsyncClient()
+        return self._own
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._own is not None:
+            await self._own.aclose()
+
+
+async def open_provider(
+    settings: Settings, cache: CapabilityCache | None = None
+) -> tuple[Provider, str, ModelInfo | None]:
+    """Resolve the endpoint and model, build the wrapped provider, and read the model's capabilities."""
+    name, url, model = await resolve_endpoint(settings)
+    llm = settings.llm
+    provider = wrap(build(name, url, llm), model, llm)
+    info = await discover(provider, model, llm, cache if cache is not None else _cache)
+    return provider, model, info

@@ -1,0 +1,6 @@
+"""The SQLite store: sessions, messages, summaries, permission decisions, capability cache."""
+
+from .records import Decision, SessionRecord
+from .sessions import Store, derive_title
+
+__all__ = ["Decision", "SessionRecord", "Store", "derive_title"]

@@ -1,0 +1,119 @@
+"""Schema changes as ordered, named functions; each runs once and is recorded in `_migrations`."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+
+from .db import Database
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def migration(fn: Migration) -> Migration:
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+@migration
+def m001_sessions_and_messages(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            cwd TEXT NOT NULL,
+            title TEXT,
+            title_explicit INTEGER NOT NULL DEFAULT 0,
+            model TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            -- messages with id <= history_base are represented by history_entries (a compacted history)
+            history_base INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    conn.execute("CREATE INDEX sessions_cwd_updated ON sessions (cwd, updated_at)")
+    conn.execute("CREATE INDEX sessions_updated ON sessions (updated_at)")
+    message_columns = """
+            role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+            content TEXT NOT NULL DEFAULT '',
+            thinking TEXT NOT NULL DEFAULT '',
+            tool_calls TEXT NOT NULL DEFAULT '[]',
+            tool_call_id TEXT,
+            tool_name TEXT,
+            meta TEXT NOT NULL DEFAULT '{}',
+            token_count INTEGER,
+            created_at REAL NOT NULL"""
+    conn.execute(
+        f"""CREATE TABLE messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,{message_columns}
+        )"""
+    )
+    conn.execute("CREATE INDEX messages_session ON messages (session_id, id)")
+    conn.execute(
+        f"""CREATE TABLE history_entries (
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,{message_columns},
+            PRIMARY KEY (session_id, position)
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE summaries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            text TEXT NOT NULL,
+            covers_until INTEGER NOT NULL,
+            created_at REAL NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX summaries_session ON summaries (session_id, id)")
+
+
+@migration
+def m002_permission_decisions(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE permission_decisions (
+            id TEXT PRIMARY KEY,
+            workspace TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            pattern TEXT,
+            allow INTEGER NOT NULL,
+            created REAL NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX permission_decisions_workspace ON permission_decisions (workspace)")
+
+
+@migration
+def m003_capabilities(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE capabilities (
+            base_url TEXT NOT NULL,
+            model TEXT NOT NULL,
+            info TEXT NOT NULL,
+            updated_at REAL NOT NULL,
+            PRIMARY KEY (base_url, model)
+        )"""
+    )
+
+
+def applied(db: Database) -> list[str]:
+    with db.read() as conn:
+        return [row["name"] for row in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
+
+
+def migrate(db: Database) -> list[str]:
+    """Apply the pending migrations; returns their names. Safe when several processes open the file at once."""
+    done: list[str] = []
+    # One IMMEDIATE transaction: a second process waits here, then sees everything already applied.
+    with db.write() as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)")
+        have = {row["name"] for row in conn.execute("SELECT name FROM _migrations")}
+        for name, fn in MIGRATIONS:
+            if name in have:
+                continue
+            fn(conn)
+            conn.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, ?)", (name, time.time()))
+            done.append(name)
+    return done

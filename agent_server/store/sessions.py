@@ -1,0 +1,253 @@
+"""The session store: sessions, their messages (transcript and model-facing history), summaries, permission
+decisions and the model capability cache, in one SQLite file. Synchronous and thread-safe."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from ..errors import SessionNotFoundError, StoreError
+from ..messages import Message
+from .db import Database, Synchronous
+from .migrations import migrate
+from .records import Decision, SessionRecord
+from .serialization import MESSAGE_COLUMNS, message_values, row_to_message
+
+TITLE_CHARS = 60
+_SESSION_SELECT = """SELECT s.*, (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS message_count
+    FROM sessions s"""
+_COLS = ", ".join(MESSAGE_COLUMNS)
+_MARKS = ", ".join("?" for _ in MESSAGE_COLUMNS)
+
+
+def derive_title(text: str, limit: int = TITLE_CHARS) -> str | None:
+    """The first non-empty line, cut to `limit` characters."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    if not line:
+        return None
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+class Store:
+    """Everything agent-server remembers. Each write is its own transaction, so a crash loses at most one step."""
+
+    def __init__(self, path: Path, *, synchronous: Synchronous = "NORMAL") -> None:
+        self.path = path
+        self.db = Database(path, synchronous=synchronous)
+        try:
+            migrate(self.db)
+        except sqlite3.Error as exc:
+            self.db.close()
+            raise StoreError(f"cannot prepare the session store at {path}: {exc}") from exc
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- sessions ---------------------------------------------------------------------------------------
+
+    def create_session(
+        self, cwd: str, model: str | None = None, title: str | None = None, session_id: str | None = None
+    ) -> SessionRecord:
+        sid = session_id or uuid.uuid4().hex
+        now = time.time()
+        with self.db.write() as conn:
+            try:
+                conn.execute(
+                    "INSERT INTO sessions (id, cwd, title, title_explicit, model, created_at, updated_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (sid, cwd, title, int(title is not None), model, now, now),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise StoreError(f"session {sid} already exists") from exc
+        return SessionRecord(sid, cwd, title, model, now, now, 0)
+
+    def get_session(self, session_id: str) -> SessionRecord:
+        with self.db.read() as conn:
+            row = conn.execute(f"{_SESSION_SELECT} WHERE s.id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise SessionNotFoundError(session_id)
+        return _record(row)
+
+    def list_sessions(self, cwd: str | None = None, limit: int = 100) -> list[SessionRecord]:
+        """Newest updated first."""
+        query = _SESSION_SELECT + (" WHERE s.cwd = ?" if cwd is not None else "")
+        params: tuple[Any, ...] = (cwd,) if cwd is not None else ()
+        with self.db.read() as conn:
+            rows = conn.execute(f"{query} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?", (*params, limit))
+            return [_record(r) for r in rows]
+
+    def delete_session(self, session_id: str) -> None:
+        with self.db.write() as conn:
+            if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
+                raise SessionNotFoundError(session_id)
+
+    def set_title(self, session_id: str, title: str) -> None:
+        with self.db.write() as conn:
+            cur = conn.execute("UPDATE sessions SET title = ?, title_explicit = 1 WHERE id = ?", (title, session_id))
+            if cur.rowcount == 0:
+                raise SessionNotFoundError(session_id)
+
+    def set_model(self, session_id: str, model: str) -> None:
+        with self.db.write() as conn:
+            if conn.execute("UPDATE sessions SET model = ? WHERE id = ?", (model, session_id)).rowcount == 0:
+                raise SessionNotFoundError(session_id)
+
+    # --- messages ---------------------------------------------------------------------------------------
+
+    def append_message(self, session_id: str, message: Message, token_count: int | None = None) -> int:
+        """Append one completed message in its own transaction; returns its id (increasing within the file)."""
+        values = message_values(message, token_count)
+        now = time.time()
+        with self.db.write() as conn:
+            row = conn.execute("SELECT title_explicit, title FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                raise SessionNotFoundError(session_id)
+            cur = conn.execute(
+                f"INSERT INTO messages (session_id, {_COLS}, created_at) VALUES (?, {_MARKS}, ?)",
+                (session_id, *values, now),
+            )
+            title = row["title"]
+            if message.role == "user" and not row["title_explicit"] and title is None:
+                title = derive_title(message.content)
+            conn.execute("UPDATE sessions SET updated_at = ?, title = ? WHERE id = ?", (now, title, session_id))
+            assert cur.lastrowid is not None
+            return cur.lastrowid
+
+    def transcript(self, session_id: str) -> list[Message]:
+        """Every message as it was appended, compaction or not: what the user saw (for agent/session/load)."""
+        with self.db.read() as conn:
+            self._require(conn, session_id)
+            rows = conn.execute(f"SELECT {_COLS} FROM messages WHERE session_id = ? ORDER BY id", (session_id,))
+            return [row_to_message(r) for r in rows]
+
+    def load_messages(self, session_id: str) -> list[Message]:
+        """The model-facing history: the last compacted history, then every message appended after it."""
+        with self.db.read() as conn:
+            base = self._require(conn, session_id)["history_base"]
+            head = conn.execute(
+                f"SELECT {_COLS} FROM history_entries WHERE session_id = ? ORDER BY position", (session_id,)
+            ).fetchall()
+            tail = conn.execute(
+                f"SELECT {_COLS} FROM messages WHERE session_id = ? AND id > ? ORDER BY id", (session_id, base)
+            ).fetchall()
+        return [row_to_message(r) for r in head] + [row_to_message(r) for r in tail]
+
+    def replace_history(self, session_id: str, messages: list[Message]) -> None:
+        """Persist a compacted model-facing history atomically; it stands for every message appended so far."""
+        rows = [message_values(m, None) for m in messages]
+        now = time.time()
+        with self.db.write() as conn:
+            self._require(conn, session_id)
+            last = conn.execute("SELECT max(id) FROM messages WHERE session_id = ?", (session_id,)).fetchone()[0]
+            conn.execute("DELETE FROM history_entries WHERE session_id = ?", (session_id,))
+            conn.executemany(
+                f"INSERT INTO history_entries (session_id, position, {_COLS}, created_at) VALUES (?, ?, {_MARKS}, ?)",
+                [(session_id, i, *values, now) for i, values in enumerate(rows)],
+            )
+            conn.execute(
+                "UPDATE sessions SET history_base = ?, updated_at = ? WHERE id = ?", (last or 0, now, session_id)
+            )
+
+    # --- summaries --------------------------------------------------------------------------------------
+
+    def add_summary(self, session_id: str, text: str, covers_until: int) -> None:
+        """Record a session summary covering messages up to id `covers_until`."""
+        with self.db.write() as conn:
+            self._require(conn, session_id)
+            conn.execute(
+                "INSERT INTO summaries (session_id, text, covers_until, created_at) VALUES (?, ?, ?, ?)",
+                (session_id, text, covers_until, time.time()),
+            )
+
+    def latest_summary(self, session_id: str) -> str | None:
+        with self.db.read() as conn:
+            self._require(conn, session_id)
+            row = conn.execute(
+                "SELECT text FROM summaries WHERE session_id = ? ORDER BY id DESC LIMIT 1", (session_id,)
+            ).fetchone()
+        return None if row is None else str(row["text"])
+
+    # --- permission decisions (the DecisionStore protocol) ----------------------------------------------
+
+    def list(self, workspace: str) -> list[Decision]:
+        with self.db.read() as conn:
+            rows = conn.execute(
+                "SELECT * FROM permission_decisions WHERE workspace = ? ORDER BY created, id", (workspace,)
+            )
+            return [
+                Decision(r["id"], r["workspace"], r["tool"], r["pattern"], bool(r["allow"]), r["created"]) for r in rows
+            ]
+
+    def add(self, decision: Decision) -> None:
+        """Remember a decision; a newer one for the same workspace, tool and pattern replaces the old."""
+        with self.db.write() as conn:
+            conn.execute(
+                "DELETE FROM permission_decisions WHERE workspace = ? AND tool = ? AND pattern IS ?",
+                (decision.workspace, decision.tool, decision.pattern),
+            )
+            conn.execute(
+                "INSERT OR REPLACE INTO permission_decisions (id, workspace, tool, pattern, allow, created)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    decision.id,
+                    decision.workspace,
+                    decision.tool,
+                    decision.pattern,
+                    int(decision.allow),
+                    decision.created,
+                ),
+            )
+
+    def revoke(self, decision_id: str) -> bool:
+        with self.db.write() as conn:
+            return conn.execute("DELETE FROM permission_decisions WHERE id = ?", (decision_id,)).rowcount > 0
+
+    # --- capability cache -------------------------------------------------------------------------------
+
+    def get_capabilities(self, base_url: str, model: str) -> dict[str, Any] | None:
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT info FROM capabilities WHERE base_url = ? AND model = ?", (base_url, model)
+            ).fetchone()
+        if row is None:
+            return None
+        info = json.loads(row["info"])
+        return info if isinstance(info, dict) else None
+
+    def put_capabilities(self, base_url: str, model: str, info: dict[str, Any]) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO capabilities (base_url, model, info, updated_at) VALUES (?, ?, ?, ?)",
+                (base_url, model, json.dumps(info), time.time()),
+            )
+
+    # ---------------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _require(conn: sqlite3.Connection, session_id: str) -> sqlite3.Row:
+        row = conn.execute("SELECT history_base FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise SessionNotFoundError(session_id)
+        return row  # type: ignore[no-any-return]
+
+
+def _record(row: sqlite3.Row) -> SessionRecord:
+    return SessionRecord(
+        id=row["id"],
+        cwd=row["cwd"],
+        title=row["title"],
+        model=row["model"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        message_count=row["message_count"],
+    )

@@ -1,0 +1,62 @@
+"""codebase_search: ranked code chunks from the workspace index (built by `agent_server.index`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path, PurePath
+from typing import Any, Protocol
+
+from .. import acp
+from .base import ToolContext, ToolResult
+from .sandbox import relative
+
+NOT_BUILT = (
+    "The code index is not built yet: run `agent-server index` or the 'Index workspace' command. "
+    "Meanwhile use search_text (regex) or find_files (glob)."
+)
+SNIPPET_LINES = 12
+
+
+class SearchHit(Protocol):
+    @property
+    def path(self) -> str | PurePath: ...
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def snippet(self) -> str: ...
+
+
+class CodeIndex(Protocol):
+    """What codebase_search needs from the index service (`ctx.services["index"]`)."""
+
+    async def search(self, query: str, limit: int) -> Sequence[SearchHit]: ...
+
+
+def _absolute(ctx: ToolContext, path: str | PurePath) -> Path:
+    p = Path(path)
+    return p if p.is_absolute() else Path(ctx.roots[0]) / p
+
+
+async def codebase_search(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    index: CodeIndex | None = ctx.services.get("index")
+    if index is None:
+        return ToolResult(text=NOT_BUILT)
+    query: str = args["query"]
+    hits = await index.search(query, int(args.get("limit") or 8))
+    if not hits:
+        return ToolResult(text=f"No indexed code matches '{query}'. Try search_text with a regex.")
+    parts: list[str] = []
+    locations: list[acp.ToolCallLocation] = []
+    for n, hit in enumerate(hits, start=1):
+        full = _absolute(ctx, hit.path)
+        rel = relative(ctx.roots, full)
+        lines = hit.snippet.splitlines()
+        snippet = "\n".join(f"{hit.start_line + i}\t{line}" for i, line in enumerate(lines[:SNIPPET_LINES]))
+        more = f"\n\t… ({len(lines) - SNIPPET_LINES} more lines)" if len(lines) > SNIPPET_LINES else ""
+        parts.append(f"{n}. {rel}:{hit.start_line}-{hit.end_line} (score {hit.score:.2f})\n{snippet}{more}")
+        locations.append(acp.ToolCallLocation(path=str(full), line=max(hit.start_line - 1, 0)))
+    return ToolResult(text="\n\n".join(parts), locations=locations)

@@ -1,0 +1,156 @@
+"""run_command: a shell command in its own process group, inside the workspace, with a timeout.
+
+The whole group is killed (SIGTERM, then SIGKILL) on timeout, on cancellation, and when the command exits
+while background children still hold its output open, so no process outlives the call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from ..errors import ToolError
+from .base import Handler, ToolContext, ToolResult
+from .sandbox import resolve
+
+KILL_GRACE_S = 2.0
+DRAIN_GRACE_S = 0.5  # how long output may keep flowing after the shell exits (background children)
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+
+
+class _Output:
+    """Merged stdout+stderr, keeping only the head and the tail when it is long."""
+
+    def __init__(self, budget: int) -> None:
+        self.head_budget = budget // 2
+        self.tail_budget = budget - self.head_budget
+        self.head = bytearray()
+        self.tail: deque[bytes] = deque()
+        self.tail_size = 0
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.head_budget - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail.append(chunk)
+            self.tail_size += len(chunk)
+            while self.tail and self.tail_size - len(self.tail[0]) >= self.tail_budget:
+                self.tail_size -= len(self.tail.popleft())
+
+    def text(self) -> str:
+        tail = b"".join(self.tail)
+        cut = self.total - len(self.head) - min(len(tail), self.tail_budget)
+        if cut > 0:
+            tail = tail[-self.tail_budget :]
+            body = self._decode(bytes(self.head)) + f"\n[... {cut} bytes of output cut ...]\n" + self._decode(tail)
+        else:
+            body = self._decode(bytes(self.head) + tail)
+        return body.strip("\n")
+
+    @staticmethod
+    def _decode(data: bytes) -> str:
+        return _ANSI.sub("", data.decode("utf-8", errors="replace")).replace("\r\n", "\n")
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> bool:
+    try:
+        os.killpg(pgid, sig)
+        print("SIG", pgid, sig, flush=True)  # DEBUG
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+async def kill_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the process group, give it a moment, then SIGKILL whatever is left (even if cancelled meanwhile)."""
+    pgid = proc.pid
+    if not _signal_group(pgid, signal.SIGTERM):
+        return
+    try:
+        if proc.returncode is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
+    finally:
+        _signal_group(pgid, signal.SIGKILL)
+
+
+async def _pump(stream: asyncio.StreamReader, out: _Output) -> None:
+    while chunk := await stream.read(65536):
+        out.add(chunk)
+
+
+async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
+    """Start the shell in its own session; if cancelled meanwhile, still kill its whole group before re-raising.
+
+    (asyncio kills only the shell itself when its creation is cancelled, orphaning the children.)
+    """
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_shell(
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        try:
+            proc = await spawn
+        except Exception:
+            raise asyncio.CancelledError() from None
+        await kill_group(proc)
+        raise
+
+
+def make_run_command(default_timeout_s: float, output_budget: int) -> Handler:
+    """The run_command handler, with the configured default timeout and output size."""
+
+    async def run_command(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+        command: str = args["command"]
+        cwd = resolve(ctx.roots, args.get("cwd") or ".", must_exist=True)
+        if not cwd.is_dir():
+            raise ToolError(f"cwd '{args.get('cwd')}' is not a directory")
+        timeout = float(args.get("timeout_s") or default_timeout_s)
+        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+        proc = await _spawn(command, cwd, env)
+        out = _Output(output_budget)
+        assert proc.stdout is not None
+        pump = asyncio.create_task(_pump(proc.stdout, out))
+        timed_out = False
+        try:
+            try:
+                await asyncio.wait_for(proc.wait(), timeout)
+            except TimeoutError:
+                timed_out = True
+            if not timed_out:
+                # Background children may keep the pipe open; collect what they wrote, then stop them.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(pump), DRAIN_GRACE_S)
+        finally:
+            await kill_group(proc)
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await pump
+        output = out.text() or "(no output)"
+        if timed_out:
+            text = f"Command timed out after {timeout:g}s and was stopped (its whole process group).\nOutput:\n{output}"
+            return ToolResult(text=text, is_error=True, raw_output={"exit_code": None, "timed_out": True})
+        code = proc.returncode
+        text = f"Exit code: {code}\nOutput:\n{output}"
+        return ToolResult(text=text, is_error=code != 0, raw_output={"exit_code": code, "timed_out": False})
+
+    return run_command

@@ -1,0 +1,162 @@
+"""write_file and edit_file: through the editor (workspace/applyEdit, undoable) when it can, else atomically on disk."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .. import acp
+from ..agent.client import FileChange, TextEdit
+from ..errors import ToolError
+from .base import ToolContext, ToolResult
+from .sandbox import relative, resolve
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write via a temp file and os.replace, keeping the old file's mode (new files get 0666 minus umask)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def end_position(text: str) -> tuple[int, int]:
+    """The LSP position just past the last character (character in UTF-16 code units, the LSP default)."""
+    lines = text.split("\n")
+    return len(lines) - 1, _utf16_len(lines[-1])
+
+
+def current_text(ctx: ToolContext, path: Path, rel: str) -> str | None:
+    """The text the user sees: the unsaved buffer if open, else the file on disk, None if it does not exist."""
+    unsaved = ctx.client.open_document_text(path)
+    if unsaved is not None:
+        return unsaved
+    if not path.exists():
+        return None
+    if path.is_dir():
+        raise ToolError(f"{rel} is a directory")
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"{rel} is not UTF-8 text; it cannot be edited with this tool") from None
+
+
+async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change: FileChange) -> None:
+    """Send the change to the editor (undoable, respects open buffers), then have it saved to disk."""
+    if change.create:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    if not await ctx.client.apply_edit(label, [change]):
+        raise ToolError(f"the editor refused the edit to {rel}")
+    # A later run_command must see the new text on disk.
+    await ctx.client.save_documents([path])
+
+
+def _result(path: Path, rel: str, old: str | None, new: str, message: str, line: int) -> ToolResult:
+    return ToolResult(
+        text=message,
+        content=[acp.Diff(path=str(path), old_text=old, new_text=new)],
+        locations=[acp.ToolCallLocation(path=str(path), line=line)],
+    )
+
+
+async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    path = resolve(ctx.roots, args["path"])
+    rel = relative(ctx.roots, path)
+    content: str = args["content"]
+    old = current_text(ctx, path, rel)
+    if old is not None and "\r\n" in old and "\r\n" not in content:
+        content = content.replace("\n", "\r\n")  # keep the file's line endings
+    if old is None:
+        change = FileChange(path=path, edits=[TextEdit(0, 0, 0, 0, content)], create=True)
+    else:
+        end_line, end_char = end_position(old)
+        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, content)])
+    features = ctx.client.features
+    if features.apply_edit and (old is not None or features.resource_operations):
+        await _via_editor(ctx, path, rel, f"Write {rel}", change)
+    else:
+        await asyncio.to_thread(atomic_write, path, content)
+    lines = len(content.splitlines())
+    verb = "Created" if old is None else "Overwrote"
+    return _result(path, rel, old, content, f"{verb} {rel} ({lines} lines).", 0)
+
+
+def _locate(text: str, old_text: str, rel: str) -> int:
+    count = text.count(old_text)
+    if count == 0:
+        hint = ""
+        if " ".join(old_text.split()) and " ".join(old_text.split()) in " ".join(text.split()):
+            hint = " It matches if whitespace is ignored: copy the indentation and line breaks exactly."
+        raise ToolError(
+            f"old_text was not found in {rel}.{hint} "
+            "Read the file again (it may have changed) and copy the text exactly."
+        )
+    if count > 1:
+        raise ToolError(
+            f"old_text occurs {count} times in {rel}; include more surrounding lines so it matches exactly once."
+        )
+    return text.index(old_text)
+
+
+async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    path = resolve(ctx.roots, args["path"], must_exist=True)
+    rel = relative(ctx.roots, path)
+    old_text: str = args["old_text"]
+    new_text: str = args["new_text"]
+    if not old_text:
+        raise ToolError("old_text is empty; use write_file to create or overwrite a whole file")
+    if old_text == new_text:
+        raise ToolError("old_text and new_text are the same, so there is nothing to change")
+    original = current_text(ctx, path, rel)
+    if original is None:
+        raise ToolError(f"no such file: '{rel}'")
+    crlf = "\r\n" in original
+    text = original.replace("\r\n", "\n") if crlf else original
+    old_text, new_text = old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n")
+    at = _locate(text, old_text, rel)
+    updated = text[:at] + new_text + text[at + len(old_text) :]
+
+    # Replace whole lines so that every position but the end of the file is at character 0 (no UTF-16 maths).
+    first_line = text.count("\n", 0, at)
+    line_start = text.rfind("\n", 0, at) + 1
+    stop = at + len(old_text)
+    newline_after = text.find("\n", stop)
+    line_end = len(text) if newline_after < 0 else newline_after + 1
+    replaced_lines = text[line_start:line_end]
+    replacement = replaced_lines[: at - line_start] + new_text + replaced_lines[stop - line_start :]
+    if newline_after < 0:
+        end_line, end_char = end_position(text)
+    else:
+        end_line, end_char = text.count("\n", 0, line_end), 0
+    final = updated.replace("\n", "\r\n") if crlf else updated
+    edit = TextEdit(first_line, 0, end_line, end_char, replacement.replace("\n", "\r\n") if crlf else replacement)
+    change = FileChange(path=path, edits=[edit])
+    if ctx.client.features.apply_edit:
+        await _via_editor(ctx, path, rel, f"Edit {rel}", change)
+    else:
+        await asyncio.to_thread(atomic_write, path, final)
+    last = first_line + new_text.count("\n") + 1
+    message = f"Edited {rel}: replaced 1 occurrence at line {first_line + 1} (now lines {first_line + 1}-{last})."
+    return _result(path, rel, original, final, message, first_line)

@@ -1,0 +1,129 @@
+"""read_file and list_directory: what the model uses to look at the workspace (unsaved editor text wins)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from pathlib import Path
+from typing import Any
+
+from .. import acp
+from ..errors import ToolError
+from .base import ToolContext, ToolResult
+from .filetypes import SNIFF_BYTES, describe_type, human_size, is_binary
+from .sandbox import relative, resolve, root_of
+from .walk import SKIP_DIRS, gitignore, ignored
+
+HUGE_BYTES = 512_000
+SUMMARY_LINES = 20
+LIST_LIMIT = 500
+
+
+def _numbered(lines: list[str], first: int) -> str:
+    return "\n".join(f"{n}\t{line}" for n, line in enumerate(lines, start=first))
+
+
+def _range(total: int, start: int | None, end: int | None, rel: str) -> tuple[int, int]:
+    first = start or 1
+    last = min(end or total, total)
+    if end is not None and end < first:
+        raise ToolError(f"end_line ({end}) is before start_line ({first})")
+    if total and first > total:
+        raise ToolError(f"start_line {first} is past the end of {rel}, which has {total} lines")
+    return first, last
+
+
+def _render(rel: str, text: str, start: int | None, end: int | None, note: str = "") -> str:
+    lines = text.splitlines()
+    total = len(lines)
+    if total == 0:
+        return f"{rel} is empty{note}."
+    first, last = _range(total, start, end, rel)
+    header = f"{rel} (lines {first}-{last} of {total}{note})"
+    return header + "\n" + _numbered(lines[first - 1 : last], first)
+
+
+def _huge_range(path: Path, rel: str, start: int | None, end: int | None) -> str:
+    """Stream just the asked lines of a huge text file."""
+    first = start or 1
+    last = end or first + 199
+    if last < first:
+        raise ToolError(f"end_line ({last}) is before start_line ({first})")
+    with path.open(encoding="utf-8", errors="replace", newline=None) as fh:
+        picked = [line.rstrip("\n") for line in itertools.islice(fh, first - 1, last)]
+    if not picked:
+        raise ToolError(f"start_line {first} is past the end of {rel}")
+    return f"{rel} (lines {first}-{first + len(picked) - 1}, a huge file)\n" + _numbered(picked, first)
+
+
+def _summary(path: Path, rel: str, size: int, head: bytes) -> str:
+    kind = describe_type(path, head)
+    if is_binary(head):
+        return f"{rel}: binary file ({kind}, {human_size(size)}); its bytes are not shown."
+    with path.open("rb") as fh:
+        count = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
+    first = head.decode("utf-8", errors="replace").splitlines()[:SUMMARY_LINES]
+    return (
+        f"{rel}: huge text file ({kind}, {human_size(size)}, about {count} lines); not shown whole.\n"
+        f"Read a part with start_line/end_line, or use search_text. First {len(first)} lines:\n" + _numbered(first, 1)
+    )
+
+
+def _read_disk(path: Path, rel: str, start: int | None, end: int | None) -> str:
+    if path.is_dir():
+        raise ToolError(f"{rel} is a directory; use list_directory to see what it holds")
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        head = fh.read(SNIFF_BYTES)
+    if is_binary(head):
+        return _summary(path, rel, size, head)
+    if size > HUGE_BYTES:
+        if start is None and end is None:
+            return _summary(path, rel, size, head)
+        return _huge_range(path, rel, start, end)
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    return _render(rel, text, start, end)
+
+
+async def read_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    path = resolve(ctx.roots, args["path"], must_exist=True)
+    rel = relative(ctx.roots, path)
+    start, end = args.get("start_line"), args.get("end_line")
+    unsaved = ctx.client.open_document_text(path)
+    if unsaved is not None:
+        text = _render(rel, unsaved, start, end, note=", unsaved editor buffer")
+    else:
+        text = await asyncio.to_thread(_read_disk, path, rel, start, end)
+    line = (start - 1) if start else 0
+    return ToolResult(text=text, locations=[acp.ToolCallLocation(path=str(path), line=line)])
+
+
+def _list(root: Path, path: Path, rel: str) -> str:
+    if not path.is_dir():
+        raise ToolError(f"{rel} is a file, not a directory; use read_file to read it")
+    spec = gitignore(root)
+    prefix = "" if rel == "." else rel + "/"
+    shown: list[str] = []
+    hidden = 0
+    for entry in sorted(path.iterdir(), key=lambda p: p.name):
+        is_dir = entry.is_dir()
+        if entry.name == ".git" or (is_dir and entry.name in SKIP_DIRS) or ignored(spec, prefix + entry.name, is_dir):
+            hidden += 1
+            continue
+        shown.append(entry.name + ("/" if is_dir else ""))
+    body = "\n".join(shown[:LIST_LIMIT]) if shown else "(empty)"
+    notes = []
+    if len(shown) > LIST_LIMIT:
+        notes.append(f"{len(shown) - LIST_LIMIT} more entries not shown")
+    if hidden:
+        notes.append(f"{hidden} ignored entries hidden (.git, dependencies, .gitignore)")
+    tail = f"\n({'; '.join(notes)})" if notes else ""
+    return f"{rel}/ ({len(shown)} entries; folders end with /)\n{body}{tail}"
+
+
+async def list_directory(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    path = resolve(ctx.roots, args.get("path") or ".", must_exist=True)
+    rel = relative(ctx.roots, path)
+    root = root_of(ctx.roots, path)
+    text = await asyncio.to_thread(_list, root, path, rel)
+    return ToolResult(text=text, locations=[acp.ToolCallLocation(path=str(path))])

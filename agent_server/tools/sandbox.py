@@ -1,0 +1,62 @@
+"""The workspace sandbox: every path a tool touches is resolved here and must stay inside a workspace root."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import SandboxError
+
+
+def _check_text(path: str) -> None:
+    if not isinstance(path, str):
+        raise SandboxError(f"path must be a string, got {type(path).__name__}")
+    if "\x00" in path:
+        raise SandboxError(f"path {path!r} contains a NUL byte")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SandboxError(f"path {path!r} is not valid text (it contains an unpaired surrogate)") from None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+def resolve(roots: Sequence[Path], path: str, must_exist: bool = False) -> Path:
+    """The absolute, symlink-free path for `path` (relative to the first root); SandboxError if it leaves the roots."""
+    if not roots:
+        raise SandboxError("no workspace folder is open, so no file can be reached")
+    _check_text(path)
+    text = path.strip() or "."
+    real_roots = [Path(os.path.realpath(r)) for r in roots]
+    candidate = Path(text)
+    if not candidate.is_absolute():
+        candidate = real_roots[0] / candidate
+    # realpath follows every symlink, so a link that points outside lands outside and is refused below.
+    real = Path(os.path.realpath(candidate))
+    if not any(_inside(real, root) for root in real_roots):
+        where = ", ".join(str(r) for r in real_roots)
+        raise SandboxError(f"path '{path}' is outside the workspace ({where}); use a path relative to the workspace")
+    if must_exist and not real.exists():
+        raise SandboxError(f"no such file or directory: '{path}'")
+    return real
+
+
+def relative(roots: Sequence[Path], abs_path: Path) -> str:
+    """`abs_path` relative to the root that holds it, `/`-separated ("." for the root itself)."""
+    real = Path(os.path.realpath(abs_path))
+    for root in roots:
+        real_root = Path(os.path.realpath(root))
+        if _inside(real, real_root):
+            rel = real.relative_to(real_root).as_posix()
+            return rel or "."
+    return real.as_posix()
+
+
+def root_of(roots: Sequence[Path], abs_path: Path) -> Path:
+    """The (real) workspace root that holds `abs_path`; the first root if none does."""
+    real = Path(os.path.realpath(abs_path))
+    real_roots = [Path(os.path.realpath(r)) for r in roots]
+    return next((r for r in real_roots if _inside(real, r)), real_roots[0])

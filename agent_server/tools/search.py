@@ -1,0 +1,91 @@
+"""find_files (glob over paths) and search_text (regex over contents), skipping ignored and binary files."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import ToolError
+from .base import ToolContext, ToolResult
+from .filetypes import SNIFF_BYTES, is_binary
+from .sandbox import relative, resolve, root_of
+from .walk import compile_glob, iter_files
+
+FIND_LIMIT = 200
+MATCH_LIMIT = 100
+LINE_CHARS = 300
+SEARCH_MAX_BYTES = 2_000_000
+
+
+def _find(ctx: ToolContext, pattern: str) -> str:
+    matcher = compile_glob(pattern)
+    found: list[str] = []
+    for root in ctx.roots:
+        real = Path(root).resolve()
+        for file in iter_files(real, real):
+            rel = relative(ctx.roots, file)
+            if matcher.match(rel):
+                found.append(rel)
+    if not found:
+        return f"No files match '{pattern}'."
+    more = (
+        f"\n(showing {FIND_LIMIT} of {len(found)} matches; use a narrower pattern)" if len(found) > FIND_LIMIT else ""
+    )
+    return f"{len(found)} files match '{pattern}':\n" + "\n".join(found[:FIND_LIMIT]) + more
+
+
+async def find_files(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    pattern = args["pattern"].strip()
+    if not pattern:
+        raise ToolError("pattern is empty; give a glob such as '**/*.py' or 'src/*.ts'")
+    return ToolResult(text=await asyncio.to_thread(_find, ctx, pattern))
+
+
+def _search(ctx: ToolContext, regex: re.Pattern[str], start: Path, glob: str | None) -> str:
+    matcher = compile_glob(glob) if glob else None
+    hits: list[str] = []
+    total = 0
+    files_with_hits = 0
+    for file in iter_files(root_of(ctx.roots, start), start):
+        rel = relative(ctx.roots, file)
+        if matcher is not None and not matcher.match(rel):
+            continue
+        try:
+            if file.stat().st_size > SEARCH_MAX_BYTES:
+                continue
+            data = file.read_bytes()
+        except OSError:
+            continue
+        if is_binary(data[:SNIFF_BYTES]):
+            continue
+        found_here = False
+        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+            if regex.search(line):
+                total += 1
+                found_here = True
+                if len(hits) < MATCH_LIMIT:
+                    shown = line.strip()
+                    if len(shown) > LINE_CHARS:
+                        shown = shown[:LINE_CHARS] + " …"
+                    hits.append(f"{rel}:{number}: {shown}")
+        files_with_hits += found_here
+    if not hits:
+        return f"No matches for /{regex.pattern}/."
+    head = f"{total} matches in {files_with_hits} files"
+    more = (
+        f"\n({total - MATCH_LIMIT} more matches not shown; narrow the pattern, path or glob)"
+        if total > len(hits)
+        else ""
+    )
+    return f"{head}:\n" + "\n".join(hits) + more
+
+
+async def search_text(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    try:
+        regex = re.compile(args["pattern"])
+    except re.error as exc:
+        raise ToolError(f"invalid regular expression {args['pattern']!r}: {exc}") from None
+    start = resolve(ctx.roots, args.get("path") or ".", must_exist=True)
+    return ToolResult(text=await asyncio.to_thread(_search, ctx, regex, start, args.get("glob")))

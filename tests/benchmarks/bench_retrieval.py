@@ -1,0 +1,208 @@
+"""Retrieval benchmark on the DEV split of SWE-bench Lite file localization: hybrid ranking vs plain FTS5 BM25.
+
+Run: python tests/benchmarks/bench_retrieval.py [--repos-dir /work/.mirror] [--big-repo /work/.mirror/sympy+sympy/repo]
+Repositories are bare git dirs with full history (`<repos-dir>/<owner>+<name>/repo` or `<repos-dir>/<name>.git`).
+Only the dev split is ever read; held-out tasks are skipped before anything else happens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from agent_server.index.query import parse_query
+from agent_server.index.search import rank
+from agent_server.index.tokenize import STOP_WORDS
+from agent_server.index.workspace_index import WorkspaceIndex
+
+TASKS = Path("/work/shared/bench/swebench-lite-loc/tasks.jsonl")
+KS = (1, 3, 5, 10)
+
+
+def find_git_dir(repos_dir: Path, repo: str) -> Path:
+    owner, name = repo.split("/")
+    for cand in (repos_dir / f"{owner}+{name}" / "repo", repos_dir / f"{name}.git", repos_dir / name / ".git",
+                 repos_dir / name):  # fmt: skip
+        if (cand / "HEAD").exists() or (cand / "objects").exists():
+            return cand
+    raise SystemExit(f"no git dir for {repo} under {repos_dir}")
+
+
+def materialize(git_dir: Path, commit: str, dest: Path) -> Path:
+    """The tree at `commit` as a fresh one-commit repo (nothing after the base commit is reachable)."""
+    if (dest / ".done").exists():
+        return dest
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    archive = subprocess.run(["git", f"--git-dir={git_dir}", "archive", commit], check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    env = ["-c", "user.email=bench@localhost", "-c", "user.name=bench"]
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    subprocess.run(["git", "-C", str(dest), "add", "-A"], check=True)
+    subprocess.run(["git", *env, "-C", str(dest), "commit", "-qm", "base"], check=True)
+    (dest / ".git" / "info" / "exclude").write_text(".done\n")
+    (dest / ".done").write_text(commit)
+    return dest
+
+
+_TERM = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+
+
+def bm25_baseline(index: WorkspaceIndex, statement: str, limit: int = 300) -> list[str]:
+    """Plain FTS5 BM25 over the same chunks: OR of the statement's identifier-like terms, unique files in order."""
+    terms = list(dict.fromkeys(t.lower() for t in _TERM.findall(statement) if t.lower() not in STOP_WORDS))[:64]
+    if not terms:
+        return []
+    expr = " OR ".join(f'"{t}"' for t in terms)
+    rows = index.db.query(
+        "SELECT f.path FROM chunks_fts x JOIN chunks c ON c.id = x.rowid JOIN files f ON f.id = c.file_id "
+        "WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?",
+        (expr, limit),
+    )
+    return list(dict.fromkeys(str(r[0]) for r in rows))
+
+
+async def hybrid_files(index: WorkspaceIndex, statement: str) -> list[str]:
+    ctx = await index._context()
+    hits = rank(index.db, ctx, parse_query(statement), 300, None, index.weights)
+    return list(dict.fromkeys(h.path for h in hits))
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
+
+
+def score(rows: list[dict[str, Any]], key: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for k in KS:
+        out[f"acc@{k}"] = 100 * sum(all(g in r[key][:k] for g in r["gold"]) for r in rows) / max(1, len(rows))
+    out["mrr"] = sum(1 / (r[key].index(r["gold"][0]) + 1) if r["gold"][0] in r[key] else 0 for r in rows) / max(
+        1, len(rows)
+    )
+    return out
+
+
+def dev_tasks() -> list[dict[str, Any]]:
+    tasks = [json.loads(line) for line in TASKS.read_text().splitlines() if line.strip()]
+    return [t for t in tasks if t["split"] == "dev"]
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    tasks = dev_tasks()
+    scratch = Path(args.scratch)
+    rows: list[dict[str, Any]] = []
+    hybrid_ms: list[float] = []
+    base_ms: list[float] = []
+    files_total = 0
+    index_s_total = 0.0
+    for t in tasks:
+        git_dir = find_git_dir(Path(args.repos_dir), t["repo"])
+        ws = await asyncio.to_thread(materialize, git_dir, t["base_commit"], scratch / t["instance_id"])
+        with tempfile.TemporaryDirectory() as tmp:
+            index = WorkspaceIndex(ws, Path(tmp) / "index.db")
+            stats = await index.build()
+            files_total += stats.files_processed
+            index_s_total += stats.seconds
+            statement = t["problem_statement"]
+            await hybrid_files(index, statement)  # load graph caches outside the timed query
+            t0 = time.perf_counter()
+            ours = await hybrid_files(index, statement)
+            hybrid_ms.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            base = bm25_baseline(index, statement)
+            base_ms.append((time.perf_counter() - t0) * 1000)
+            index.close()
+        gold = t["gold_files"]
+        rank_of = ours.index(gold[0]) + 1 if gold[0] in ours else None
+        rows.append({"id": t["instance_id"], "repo": t["repo"], "leak": t["leak_class"], "gold": gold,
+                     "ours": ours[:20], "base": base[:20], "gold_rank": rank_of,
+                     "index_s": stats.seconds, "files": stats.files_processed})  # fmt: skip
+        print(f"{t['instance_id']:<28} gold rank ours={rank_of} base="
+              f"{base.index(gold[0]) + 1 if gold[0] in base else None}", file=sys.stderr)  # fmt: skip
+    result: dict[str, Any] = {
+        "tasks": len(rows),
+        "hybrid": score(rows, "ours"),
+        "bm25": score(rows, "base"),
+        "index_files_per_s": files_total / index_s_total if index_s_total else 0.0,
+        "index_s_mean": index_s_total / max(1, len(rows)),
+        "query_ms": {
+            "hybrid_p50": pct(hybrid_ms, 50),
+            "hybrid_p95": pct(hybrid_ms, 95),
+            "bm25_p50": pct(base_ms, 50),
+            "bm25_p95": pct(base_ms, 95),
+        },
+        "by_leak": {},
+        "rows": rows,
+    }
+    for leak in sorted({r["leak"] for r in rows}):
+        sub = [r for r in rows if r["leak"] == leak]
+        result["by_leak"][leak] = {"n": len(sub), "hybrid": score(sub, "ours"), "bm25": score(sub, "base")}
+    if args.big_repo:
+        result["big_repo"] = await big_repo(Path(args.big_repo), scratch, [t["problem_statement"] for t in tasks])
+    return result
+
+
+async def big_repo(git_dir: Path, scratch: Path, queries: list[str]) -> dict[str, Any]:
+    """Cold index and query latency on a large repository at its HEAD (dev statements as queries)."""
+    ws = await asyncio.to_thread(materialize, git_dir, "HEAD", scratch / f"big-{git_dir.parent.name}")
+    with tempfile.TemporaryDirectory() as tmp:
+        index = WorkspaceIndex(ws, Path(tmp) / "index.db")
+        stats = await index.build()
+        await hybrid_files(index, queries[0])
+        ms: list[float] = []
+        base: list[float] = []
+        for q in queries:
+            t0 = time.perf_counter()
+            await index.search(q, 10)
+            ms.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            bm25_baseline(index, q)
+            base.append((time.perf_counter() - t0) * 1000)
+        index.close()
+    return {"repo": str(git_dir), "files": stats.files_processed, "chunks": stats.chunks,
+            "index_s": stats.seconds, "files_per_s": stats.files_processed / stats.seconds,
+            "hybrid_p50": pct(ms, 50), "hybrid_p95": pct(ms, 95), "bm25_p50": pct(base, 50), "bm25_p95": pct(base, 95)}  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--repos-dir", default="/work/.mirror")
+    ap.add_argument("--scratch", default=str(Path(tempfile.gettempdir()) / "bench-retrieval"))
+    ap.add_argument("--big-repo", default=None, help="bare git dir of a large repo for the latency run")
+    ap.add_argument("--json", default=None, help="write the full result (with per-task rankings) here")
+    args = ap.parse_args()
+    r = asyncio.run(run(args))
+    print(f"\nSWE-bench Lite file localization, DEV split ({r['tasks']} tasks)")
+    print(
+        f"{'ranking':<10} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'Acc@10':>7} {'MRR':>6} {'p50 ms':>7} {'p95 ms':>7}"
+    )
+    for name, key in (("hybrid", "hybrid"), ("bm25", "bm25")):
+        s = r[key]
+        print(f"{name:<10} {s['acc@1']:6.1f} {s['acc@3']:6.1f} {s['acc@5']:6.1f} {s['acc@10']:7.1f} {s['mrr']:6.3f} "
+              f"{r['query_ms'][key + '_p50']:7.1f} {r['query_ms'][key + '_p95']:7.1f}")  # fmt: skip
+    print(f"Acc@5 ratio hybrid/bm25: {r['hybrid']['acc@5'] / max(r['bm25']['acc@5'], 1e-9):.2f}")
+    for leak, v in r["by_leak"].items():
+        print(f"  {leak:<18} n={v['n']:<3} Acc@5 hybrid {v['hybrid']['acc@5']:5.1f}  bm25 {v['bm25']['acc@5']:5.1f}")
+    print(f"cold index: {r['index_files_per_s']:.0f} files/s (mean {r['index_s_mean']:.2f} s per task)")
+    if "big_repo" in r:
+        b = r["big_repo"]
+        print(f"big repo {b['repo']}: {b['files']} files, {b['chunks']} chunks, {b['files_per_s']:.0f} files/s; "
+              f"query p50 {b['hybrid_p50']:.1f} ms p95 {b['hybrid_p95']:.1f} ms (bm25 p95 {b['bm25_p95']:.1f} ms)")  # fmt: skip
+    if args.json:
+        Path(args.json).write_text(json.dumps(r, indent=2))
+
+
+if __name__ == "__main__":
+    main()
