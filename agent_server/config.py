@@ -25,7 +25,7 @@ ENV_PREFIX = "AGENT_SERVER_"
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, use_attribute_docstrings=True)
 
 
 class FallbackConfig(Section):

@@ -95,7 +95,9 @@ class ContextStep:
             messages = result.messages
             turn.session.history = list(messages[1:])
             await self.persist(turn.session.history)
-            await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {result.notice}]\n")))
+            await turn.relay.send(
+                acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {result.notice}]\n"))
+            )
         self._estimated = self.counter.scale(estimate_messages(messages)) + extra
         budget = check_budget(self._estimated, self.window, cfg.min_remaining)
         if not budget.ok:
@@ -133,7 +135,9 @@ class ContextStep:
 
     async def observe(self, request: ChatRequest, usage: Usage) -> None:
         if usage.prompt_tokens:
-            self.counter.observe(estimate_messages(request.messages) + estimate_tools(request.tools), usage.prompt_tokens)
+            self.counter.observe(
+                estimate_messages(request.messages) + estimate_tools(request.tools), usage.prompt_tokens
+            )
         if self._turn is None:
             return
         used = usage.prompt_tokens + usage.completion_tokens if usage.prompt_tokens else self._estimated
@@ -143,7 +147,9 @@ class ContextStep:
         provider, model = turn.provider, turn.model
 
         async def summarize(text: str, target_tokens: int) -> str:
-            return await summarize_with(provider, model, text, target_tokens, self.settings.context.compaction_timeout_s)
+            return await summarize_with(
+                provider, model, text, target_tokens, self.settings.context.compaction_timeout_s
+            )
 
         return summarize
 
@@ -178,7 +184,8 @@ def as_plain_chat(messages: list[Message]) -> list[Message]:
             import json
 
             calls = "\n".join(
-                f'<tool_call>\n{json.dumps({"name": c.name, "arguments": c.arguments})}\n</tool_call>' for c in m.tool_calls
+                f"<tool_call>\n{json.dumps({'name': c.name, 'arguments': c.arguments})}\n</tool_call>"
+                for c in m.tool_calls
             )
             text = m.content if "<tool_call>" in m.content else (m.content + "\n" + calls).strip()
             out.append(replace(m, content=text, tool_calls=[]))
@@ -187,4 +194,3 @@ def as_plain_chat(messages: list[Message]) -> list[Message]:
         else:
             out.append(m)
     return out
-

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import acp
 from ..config import Settings
+from ..errors import ContextOverflowError
 from ..llm.base import ChatRequest, GenerationOptions, Provider
 from ..messages import Message, ToolCall
 from . import prompts
@@ -65,7 +66,13 @@ async def run_turn(turn: Turn) -> StopReason:
                 reply.message.meta["cancelled"] = True
                 await turn.record(reply.message)
             raise
+        except ContextOverflowError:
+            if not await overflow_retry(turn):
+                raise
+            continue
         await turn.context.observe(request, reply.usage)
+        if turn.context.truncated(reply.usage) and await overflow_retry(turn):
+            continue  # the server silently cut the prompt: that answer saw a mangled history
         recover(turn, reply.message, request)
         await turn.record(reply.message)
 
@@ -103,6 +110,16 @@ async def prepare(turn: Turn) -> ChatRequest:
         keep_alive=llm.keep_alive,
     )
     return ChatRequest(model=turn.model, messages=messages, tools=specs, options=options)
+
+
+async def overflow_retry(turn: Turn) -> bool:
+    """The prompt did not fit: compact harder and retry the round, once per turn."""
+    if not _take(turn, "overflow", 1):
+        return False
+    turn.context.force_compaction = True
+    note = "the model's context overflowed; compacting the history and retrying"
+    await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {note}]\n")))
+    return True
 
 
 def recover(turn: Turn, message: Message, request: ChatRequest) -> None:

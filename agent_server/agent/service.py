@@ -12,17 +12,18 @@ from typing import Any, TypeVar
 
 from .. import acp
 from ..config import Settings
+from ..context import estimate_message
 from ..errors import AgentServerError, SessionNotFoundError
 from ..llm.base import ModelInfo, Provider
 from ..messages import Message
 from .client import AgentClient
 from .content import prompt_text
-from ..context import estimate_message
 from .context_step import ContextStep
-from .prompts import system_prompt
-from .replay import replay_updates
+from .indexing import IndexService
 from .loop import Turn, run_turn
+from .prompts import system_prompt
 from .relay import UpdateRelay
+from .replay import replay_updates
 from .session import Session
 from .titles import title_from_prompt
 
@@ -47,6 +48,12 @@ class AgentService:
         self.policy: Any = None
         self._setup_tools()
         self._setup_store()
+        self.indexer: IndexService | None = None
+        if settings.index.enabled and self.roots:
+            try:
+                self.indexer = IndexService(self.roots[0], settings.index, self.services)
+            except Exception as exc:  # the agent works without an index
+                log.warning("workspace index unavailable: %s", exc)
 
     # --- wiring -----------------------------------------------------------------------------------------
 
@@ -250,6 +257,8 @@ class AgentService:
         for session in self.sessions.values():
             if session.turn is not None:
                 session.turn.cancel()
+        if self.indexer is not None:
+            await self.indexer.aclose()
         if self._provider is not None:
             await self._provider.aclose()
         if self.store is not None:
@@ -257,7 +266,7 @@ class AgentService:
 
 
 def _provider_kind(provider: Provider) -> str:
-    """"ollama" or "openai" (the retry and fallback wrappers report their primary's name)."""
+    """ "ollama" or "openai" (the retry and fallback wrappers report their primary's name)."""
     return provider.name
 
 

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 import httpx
+import orjson
 
 from ..errors import ContextOverflowError, LLMConnectionError, LLMError, LLMHTTPError, LLMStreamError
 
@@ -90,9 +91,18 @@ def raise_stream_error(url: str, error: Any) -> NoReturn:
     raise LLMStreamError(url, message)
 
 
+def loads(data: bytes | str) -> Any:
+    """orjson on the hot path; stdlib on its rare refusals (NaN, ints past 64 bits, lone surrogates) so both accept
+    exactly what `json.loads` accepts."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return json.loads(data)
+
+
 def decode_json(url: str, line: bytes) -> Any:
     try:
-        return json.loads(line)
+        return loads(line)
     except ValueError:
         raise LLMStreamError(url, f"not JSON: {line[:200].decode('utf-8', 'replace')!r}") from None
 

@@ -21,7 +21,7 @@ from ..messages import (
     ToolCallEvent,
     Usage,
 )
-from ._http import decode_json, make_client, raise_http_error, raise_stream_error, translate_errors
+from ._http import decode_json, loads, make_client, raise_http_error, raise_stream_error, translate_errors
 from .base import ChatRequest, ModelInfo
 
 EMBED_BATCH = 64
@@ -225,12 +225,13 @@ class NDJSONChat:
         if b"\n" not in chunk:
             self.buffer += chunk
             return []
-        lines = (self.buffer + chunk).split(b"\n")
+        lines = (self.buffer + chunk).split(b"\n") if self.buffer else chunk.split(b"\n")
         self.buffer = lines.pop()
         out: list[StreamEvent] = []
         for line in lines:
-            if not self.finished:
-                self._line(line, out)
+            if self.finished:
+                break
+            self._line(line, out)
         return out
 
     def close(self) -> list[StreamEvent]:
@@ -242,21 +243,26 @@ class NDJSONChat:
         return out
 
     def _line(self, line: bytes, out: list[StreamEvent]) -> None:
-        if not line.strip():
-            return
-        obj = decode_json(self.url, line)
-        if not isinstance(obj, dict):
+        try:
+            obj = loads(line)
+        except ValueError:
+            # Blank lines are rare, so they are noticed here rather than tested for on every line.
+            if not line.strip():
+                return
+            obj = decode_json(self.url, line)
+        if type(obj) is not dict:
             raise LLMStreamError(self.url, f"unexpected line: {line[:200]!r}")
         if "error" in obj:
             raise_stream_error(self.url, obj["error"])
-        msg = obj.get("message") or {}
-        if thinking := msg.get("thinking"):
-            out.append(ThinkingDelta(str(thinking)))
-        if content := msg.get("content"):
-            out.append(TextDelta(str(content)))
-        for raw in msg.get("tool_calls") or ():
-            self.had_calls = True
-            out.append(ToolCallEvent(parse_tool_call(raw)))
+        if msg := obj.get("message"):
+            if thinking := msg.get("thinking"):
+                out.append(ThinkingDelta(thinking if type(thinking) is str else str(thinking)))
+            if content := msg.get("content"):
+                out.append(TextDelta(content if type(content) is str else str(content)))
+            if calls := msg.get("tool_calls"):
+                for raw in calls:
+                    self.had_calls = True
+                    out.append(ToolCallEvent(parse_tool_call(raw)))
         if obj.get("done"):
             out.append(Finish(finish_reason(obj.get("done_reason"), self.had_calls), usage_from_metrics(obj)))
             self.finished = True

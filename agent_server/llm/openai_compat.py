@@ -172,33 +172,37 @@ class _Turn:
         self.done = False
 
     def chunk(self, obj: Any) -> list[StreamEvent]:
-        if not isinstance(obj, dict):
+        events: list[StreamEvent] = []
+        self.chunk_into(obj, events)
+        return events
+
+    def chunk_into(self, obj: Any, events: list[StreamEvent]) -> None:
+        if type(obj) is not dict:
             raise LLMStreamError(self.url, f"unexpected event: {str(obj)[:200]}")
         if "error" in obj:
             raise_stream_error(self.url, obj["error"])
         if obj.get("object") == "error":
             raise_stream_error(self.url, obj)
-        if isinstance(obj.get("usage"), dict):
-            self.usage = obj["usage"]
-        if isinstance(obj.get("timings"), dict):
-            self.timings = obj["timings"]
-        events: list[StreamEvent] = []
-        for choice in obj.get("choices") or []:
+        if (usage := obj.get("usage")) is not None and isinstance(usage, dict):
+            self.usage = usage
+        if (timings := obj.get("timings")) is not None and isinstance(timings, dict):
+            self.timings = timings
+        for choice in obj.get("choices") or ():
             if choice.get("index", 0) != 0:
                 continue
-            delta = choice.get("delta") or choice.get("message") or {}
-            thinking = delta.get("reasoning_content") or delta.get("reasoning")
-            if thinking:
-                events.append(ThinkingDelta(str(thinking)))
-            if content := delta.get("content"):
-                events.append(TextDelta(str(content)))
-            for tc in delta.get("tool_calls") or []:
-                if isinstance(tc, dict):
-                    self.calls.add(tc)
+            delta = choice.get("delta") or choice.get("message")
+            if delta:
+                if thinking := delta.get("reasoning_content") or delta.get("reasoning"):
+                    events.append(ThinkingDelta(thinking if type(thinking) is str else str(thinking)))
+                if content := delta.get("content"):
+                    events.append(TextDelta(content if type(content) is str else str(content)))
+                if calls := delta.get("tool_calls"):
+                    for tc in calls:
+                        if isinstance(tc, dict):
+                            self.calls.add(tc)
             if reason := choice.get("finish_reason"):
                 self.finish = str(reason)
                 events.extend(self.flush_calls())
-        return events
 
     def flush_calls(self) -> list[StreamEvent]:
         calls = self.calls.finish()
@@ -226,13 +230,26 @@ class SSEChat:
         if b"\n" not in chunk:
             self.buffer += chunk
             return []
-        lines = (self.buffer + chunk).split(b"\n")
+        text = self.buffer + chunk if self.buffer else chunk
+        lines = text.split(b"\n")
         self.buffer = lines.pop()
+        crlf = b"\r" in text
         out: list[StreamEvent] = []
+        data = self.data
+        turn = self.turn
         for line in lines:
-            if self.turn.done:
+            if turn.done:
                 break
-            self._line(line[:-1] if line.endswith(b"\r") else line, out)
+            if crlf and line.endswith(b"\r"):
+                line = line[:-1]
+            # The common shapes inline: `data: {...}` then a blank line ends the event.
+            if line.startswith(b"data: "):
+                data.append(line[6:])
+            elif not line:
+                if data:
+                    self._dispatch(out)
+            else:
+                self._line(line, out)
         return out
 
     def close(self) -> list[StreamEvent]:
@@ -264,12 +281,13 @@ class SSEChat:
             raise_stream_error(self.turn.url, parsed)
 
     def _dispatch(self, out: list[StreamEvent]) -> None:
-        payload = self.data[0] if len(self.data) == 1 else b"\n".join(self.data)
-        self.data = []
-        if payload.strip() == b"[DONE]":
+        data = self.data
+        payload = data[0] if len(data) == 1 else b"\n".join(data)
+        data.clear()  # in place: `feed` holds a reference to this list
+        if not payload.startswith(b"{") and payload.strip() == b"[DONE]":
             self.turn.done = True
             return
-        out.extend(self.turn.chunk(decode_json(self.turn.url, payload)))
+        self.turn.chunk_into(decode_json(self.turn.url, payload), out)
 
 
 def api_root(base_url: str) -> str:

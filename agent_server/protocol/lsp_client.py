@@ -24,9 +24,10 @@ _tokens = itertools.count(1)
 class LspProgress:
     """Standard work-done progress ($/progress begin/report/end), cancellable by the client."""
 
-    def __init__(self, server: AgentLanguageServer, token: str) -> None:
+    def __init__(self, server: AgentLanguageServer, token: str, enabled: bool = True) -> None:
         self._server = server
         self.token = token
+        self.enabled = enabled  # a client without workDoneProgress support must get no $/progress
         self._cancelled = False
 
     @property
@@ -37,13 +38,16 @@ class LspProgress:
         self._cancelled = True
 
     async def report(self, message: str, percentage: int | None = None) -> None:
+        if not self.enabled:
+            return
         self._server.work_done_progress.report(
             self.token, lsp.WorkDoneProgressReport(message=message, percentage=percentage, cancellable=True)
         )
 
     async def end(self, message: str) -> None:
-        self._server.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message))
         self._server.progress_tokens.pop(self.token, None)
+        if self.enabled:
+            self._server.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message))
 
 
 class LspClient:
@@ -143,13 +147,16 @@ class LspClient:
 
     async def begin_progress(self, title: str, cancellable: bool = True) -> ProgressReporter:
         token = f"agent-server-{next(_tokens)}"
-        progress = LspProgress(self._server, token)
-        if self.features.work_done_progress:
-            try:
-                await asyncio.wait_for(self._server.work_done_progress.create_async(token), timeout=5)
-            except Exception as exc:
-                log.warning("work done progress not created: %s", exc)
+        progress = LspProgress(self._server, token, enabled=self.features.work_done_progress)
         self._server.progress_tokens[token] = progress
+        if not progress.enabled:
+            return progress
+        try:
+            await asyncio.wait_for(self._server.work_done_progress.create_async(token), timeout=5)
+        except Exception as exc:
+            log.warning("the editor refused a progress token: %s", exc)
+            progress.enabled = False
+            return progress
         self._server.work_done_progress.begin(
             token, lsp.WorkDoneProgressBegin(title=title, cancellable=cancellable, percentage=0)
         )

@@ -214,6 +214,55 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
         stop = await agent.prompt(req.session_id, req.prompt, server.client)
         return acp.PromptResponse(stop_reason=stop).dump()
 
+    def indexer() -> Any:
+        service = server.require_agent().indexer
+        if service is None:
+            raise ValueError("indexing is off (index.enabled = false) or the server has no workspace root")
+        return service
+
+    @rpc(server, "agent/_index/start")
+    async def index_start(params: dict[str, Any]) -> dict[str, Any]:
+        return {"started": indexer().start(server.client)}
+
+    @rpc(server, "agent/_index/status")
+    async def index_status(params: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = indexer().status()
+        return result
+
+    @rpc(server, "agent/_index/search")
+    async def index_search(params: dict[str, Any]) -> dict[str, Any]:
+        query = params.get("query")
+        if not isinstance(query, str):
+            raise ValueError("params.query must be a string")
+        limit = int(params.get("limit") or 10)
+        return {"results": await indexer().search(query, limit, params.get("path"))}
+
+    @server.command("agent.index")
+    async def index_command(*args: Any) -> dict[str, Any]:
+        try:
+            return {"started": indexer().start(server.client)}
+        except Exception as exc:
+            raise to_rpc_error(exc, "workspace/executeCommand agent.index") from exc
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.TextDocumentSaveRegistrationOptions(include_text=True))
+    async def did_save(params: lsp.DidSaveTextDocumentParams) -> None:
+        if server.agent is None or server.agent.indexer is None:
+            return
+        try:
+            await server.agent.indexer.saved(_uri_path(params.text_document.uri), params.text)
+        except Exception as exc:
+            log.warning("re-indexing %s failed: %s", params.text_document.uri, exc)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
+        if server.agent is not None and server.agent.indexer is not None:
+            server.agent.indexer.opened(_uri_path(params.text_document.uri))
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: lsp.DidCloseTextDocumentParams) -> None:
+        if server.agent is not None and server.agent.indexer is not None:
+            server.agent.indexer.closed(_uri_path(params.text_document.uri))
+
     @server.feature("agent/session/cancel")
     def session_cancel(params: Any) -> None:
         try:

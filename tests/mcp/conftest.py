@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -33,7 +34,7 @@ def http_url() -> Iterator[str]:
         [sys.executable, str(HTTP_SERVER)],
         stdout=subprocess.PIPE,
         text=True,
-        env={**__import__("os").environ, "FAKE_MCP_TOKEN": HTTP_TOKEN},
+        env={**os.environ, "FAKE_MCP_TOKEN": HTTP_TOKEN},
     )
     try:
         assert proc.stdout is not None
@@ -43,6 +44,8 @@ def http_url() -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def ctx(tmp: Path) -> ToolContext:

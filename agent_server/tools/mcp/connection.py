@@ -116,7 +116,7 @@ class ServerConnection:
                 reached_ready = await self._session_once()
             except asyncio.CancelledError:
                 raise
-            except BaseException as exc:  # anyio wraps failures in exception groups
+            except Exception as exc:  # including the exception groups anyio wraps failures in
                 self.error = _describe(exc)
                 if _permanent(exc):
                     await self._fail()
@@ -160,8 +160,10 @@ class ServerConnection:
                 message_handler=self._on_message,
                 logging_callback=self._on_server_log,
             )
-            await asyncio.wait_for(stack.enter_async_context(client), STARTUP_TIMEOUT_S)
-            tools = await asyncio.wait_for(self._list_tools(client), STARTUP_TIMEOUT_S)
+            # asyncio.timeout, not wait_for: the SDK's task groups must be entered and exited in this same task.
+            async with asyncio.timeout(STARTUP_TIMEOUT_S):
+                await stack.enter_async_context(client)
+                tools = await self._list_tools(client)
             self.tools = tools
             self._client = client
             self.error = None
@@ -172,7 +174,8 @@ class ServerConnection:
             log.info("MCP server '%s' ready with %d tools", self.name, len(tools))
             while await self._next_event() == "relist":
                 try:
-                    self.tools = await asyncio.wait_for(self._list_tools(client), STARTUP_TIMEOUT_S)
+                    async with asyncio.timeout(STARTUP_TIMEOUT_S):
+                        self.tools = await self._list_tools(client)
                     self.generation += 1
                 except Exception as exc:  # a failed re-list keeps the old tools; the server may still be fine
                     log.warning("MCP server '%s': re-listing tools failed: %s", self.name, _describe(exc))
@@ -242,13 +245,18 @@ class ServerConnection:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader()
         pipe = os.fdopen(fd, "rb", buffering=0)
-        transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+        transport: asyncio.ReadTransport | None = None
         server_log = logging.getLogger(f"{__name__}.{self.name}")
         try:
+            transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
             while line := await reader.readline():
                 server_log.info("[%s] %s", self.name, line.decode("utf-8", "replace").rstrip())
+        except ValueError:  # a line beyond the StreamReader limit; the rest of stderr is not worth a crash
+            server_log.info("[%s] (stderr line too long; output dropped)", self.name)
         finally:
-            transport.close()
+            if transport is not None:
+                transport.close()
+            pipe.close()  # the transport closes it only on the next loop turn, which may never come at shutdown
         if not self._closing.is_set() and not self._dead.is_set():
             self._mark_dead("the server process exited")
 

@@ -1,0 +1,255 @@
+---@mod agent.client One agent-server LSP client per workspace root, shared by every buffer under it.
+local config = require('agent.config')
+
+local M = {}
+
+local NAME = 'agent-server'
+local has_011 = vim.fn.has('nvim-0.11') == 1
+
+---@class agent.ClientState
+---@field id integer        vim.lsp client id
+---@field root string
+---@field ready boolean     true once agent/initialize answered
+---@field queue function[]  callbacks waiting for ready
+---@field info table|nil    the agent/initialize result
+
+---@type table<string, agent.ClientState>
+M.by_root = {}
+
+--- The workspace root of a buffer (or of the current directory).
+---@param bufnr integer|nil
+---@return string
+function M.root_for(bufnr)
+  bufnr = bufnr or 0
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local markers = config.options.root_markers
+  if name ~= '' and not name:match('^%a+://') and vim.fs.root then
+    local root = vim.fs.root(bufnr, markers)
+    if root then
+      return vim.fs.normalize(root)
+    end
+  end
+  local cwd = vim.fn.getcwd()
+  if vim.fs.root then
+    local root = vim.fs.root(cwd, markers)
+    if root then
+      return vim.fs.normalize(root)
+    end
+  end
+  return vim.fs.normalize(cwd)
+end
+
+function M.get(client_id)
+  return vim.lsp.get_client_by_id(client_id)
+end
+
+--- client:request for 0.11+, client.request for 0.10.
+function M.request(client, method, params, handler)
+  if has_011 then
+    return client:request(method, params, handler)
+  end
+  return client.request(method, params, handler)
+end
+
+function M.notify(client, method, params)
+  if has_011 then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
+local function state_for_client(client_id)
+  for _, st in pairs(M.by_root) do
+    if st.id == client_id then
+      return st
+    end
+  end
+end
+
+local function flush(st)
+  local queue = st.queue
+  st.queue = {}
+  for _, fn in ipairs(queue) do
+    local client = M.get(st.id)
+    if client then
+      fn(client, st)
+    end
+  end
+end
+
+local function handlers()
+  return {
+    ['agent/session/update'] = function(_, params, ctx)
+      require('agent.chat').on_update(ctx.client_id, params)
+    end,
+    ['agent/session/request_permission'] = function(_, params, ctx)
+      return require('agent.permission').ask(params, ctx)
+    end,
+    ['agent/_saveDocuments'] = function(_, params)
+      return M.save_documents(params and params.uris or {})
+    end,
+  }
+end
+
+--- Write the buffers the server asks for (after a tool changed them), so commands run later see them.
+---@param uris string[]
+function M.save_documents(uris)
+  local saved = {}
+  for _, uri in ipairs(uris) do
+    local bufnr = vim.fn.bufnr(vim.uri_to_fname(uri))
+    if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) and vim.bo[bufnr].modified then
+      local ok, err = pcall(vim.api.nvim_buf_call, bufnr, function()
+        vim.cmd('silent keepalt write!')
+      end)
+      if ok then
+        table.insert(saved, uri)
+      else
+        vim.notify('agent: could not save ' .. uri .. ': ' .. tostring(err), vim.log.levels.WARN)
+      end
+    end
+  end
+  return vim.empty_dict()
+end
+
+local function on_init(client)
+  local st = state_for_client(client.id)
+  if not st then
+    return
+  end
+  M.request(client, 'agent/initialize', { protocolVersion = 1, clientCapabilities = vim.empty_dict() }, function(err, result)
+    if err then
+      vim.notify('agent: agent/initialize failed: ' .. tostring(err.message), vim.log.levels.ERROR)
+      return
+    end
+    st.info = result
+    st.ready = true
+    flush(st)
+  end)
+end
+
+local function on_exit(_, _, client_id)
+  for root, st in pairs(M.by_root) do
+    if st.id == client_id then
+      M.by_root[root] = nil
+    end
+  end
+  vim.schedule(function()
+    require('agent.chat').on_client_exit(client_id)
+  end)
+end
+
+local function lsp_config(root)
+  local opts = config.options
+  return {
+    name = NAME,
+    cmd = opts.cmd,
+    cmd_env = opts.cmd_env,
+    cmd_cwd = root,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
+    init_options = config.init_options(),
+    handlers = handlers(),
+    on_init = on_init,
+    on_exit = on_exit,
+  }
+end
+
+--- Start (or reuse) the client for `root` and call fn(client, state) once the agent is initialized.
+---@param root string|nil
+---@param fn fun(client: table, st: agent.ClientState)|nil
+---@return agent.ClientState|nil
+function M.ensure(root, fn)
+  root = root or M.root_for(0)
+  local st = M.by_root[root]
+  if st and not M.get(st.id) then
+    st, M.by_root[root] = nil, nil
+  end
+  if not st then
+    if vim.fn.executable(config.options.cmd[1]) ~= 1 then
+      vim.notify(
+        ('agent: %s not found; install agent-server or set cmd in require("agent").setup{}'):format(config.options.cmd[1]),
+        vim.log.levels.ERROR
+      )
+      return nil
+    end
+    local id
+    if has_011 then
+      id = vim.lsp.start(lsp_config(root), { attach = false, reuse_client = function() return false end })
+    else
+      id = vim.lsp.start_client(lsp_config(root))
+    end
+    if not id then
+      vim.notify('agent: could not start ' .. table.concat(config.options.cmd, ' '), vim.log.levels.ERROR)
+      return nil
+    end
+    st = { id = id, root = root, ready = false, queue = {} }
+    M.by_root[root] = st
+    M.attach_file_buffers(st)
+  end
+  if fn then
+    table.insert(st.queue, fn)
+    if st.ready then
+      flush(st)
+    end
+  end
+  return st
+end
+
+local function is_file_buffer(bufnr)
+  if not vim.api.nvim_buf_is_loaded(bufnr) or vim.bo[bufnr].buftype ~= '' then
+    return false
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  return name ~= '' and not name:match('^%a+://')
+end
+
+local function under(path, root)
+  return path == root or vim.startswith(path, root .. '/')
+end
+
+--- Attach a file buffer to its root's client so the server sees unsaved text (didOpen/didChange).
+function M.attach_buffer(bufnr)
+  if not is_file_buffer(bufnr) then
+    return
+  end
+  local path = vim.fs.normalize(vim.api.nvim_buf_get_name(bufnr))
+  for root, st in pairs(M.by_root) do
+    if under(path, root) and not vim.lsp.buf_is_attached(bufnr, st.id) then
+      vim.lsp.buf_attach_client(bufnr, st.id)
+    end
+  end
+end
+
+function M.attach_file_buffers(st)
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if is_file_buffer(bufnr) and under(vim.fs.normalize(vim.api.nvim_buf_get_name(bufnr)), st.root) then
+      vim.lsp.buf_attach_client(bufnr, st.id)
+    end
+  end
+end
+
+--- A running client for root, if any (no start).
+function M.running(root)
+  local st = M.by_root[root or M.root_for(0)]
+  if st and M.get(st.id) then
+    return st
+  end
+end
+
+--- Request that reports errors with vim.notify; cb(result) runs only on success.
+function M.call(client, method, params, cb)
+  M.request(client, method, params, function(err, result)
+    if err then
+      vim.notify(('agent: %s failed: %s'):format(method, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      if cb then
+        cb(nil, err)
+      end
+      return
+    end
+    if cb then
+      cb(result)
+    end
+  end)
+end
+
+return M

@@ -1,0 +1,40 @@
+-- agent.nvim commands; the plugin itself loads on first use (require('agent').setup{} configures it).
+if vim.g.loaded_agent_nvim then
+  return
+end
+vim.g.loaded_agent_nvim = true
+
+if vim.fn.has('nvim-0.10') ~= 1 then
+  vim.notify('agent.nvim needs Neovim 0.10 or newer', vim.log.levels.ERROR)
+  return
+end
+
+local cmd = vim.api.nvim_create_user_command
+
+cmd('AgentChat', function(o)
+  require('agent').chat(o.args)
+end, { nargs = '*', desc = 'Open the agent chat; with text, send it' })
+
+cmd('AgentAsk', function(o)
+  require('agent').ask(o.line1, o.line2, o.args)
+end, { nargs = '*', range = true, desc = 'Ask the agent about the selected lines' })
+
+cmd('AgentStop', function()
+  require('agent').stop()
+end, { desc = 'Cancel the running agent turn' })
+
+cmd('AgentIndex', function()
+  require('agent').index()
+end, { desc = 'Index the workspace for codebase search' })
+
+cmd('AgentSessions', function()
+  require('agent').sessions()
+end, { desc = 'Resume a stored agent session' })
+
+cmd('AgentModel', function()
+  require('agent').model()
+end, { desc = 'Choose the model the agent uses' })
+
+cmd('AgentNew', function()
+  require('agent').new()
+end, { desc = 'Start a new agent session in the chat' })

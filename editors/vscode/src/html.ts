@@ -1,0 +1,60 @@
+/** The chat webview's HTML: a strict Content-Security-Policy (nonce'd script, no network), local resources only. */
+
+export interface WebviewAssets {
+  cspSource: string;
+  nonce: string;
+  scriptUri: string;
+  styleUri: string;
+}
+
+export function makeNonce(random: () => number = Math.random): string {
+  const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  let nonce = "";
+  for (let i = 0; i < 32; i++) nonce += chars[Math.floor(random() * chars.length)];
+  return nonce;
+}
+
+export function chatHtml(a: WebviewAssets): string {
+  const csp = [
+    "default-src 'none'",
+    `style-src ${a.cspSource}`,
+    `script-src 'nonce-${a.nonce}'`,
+    `img-src ${a.cspSource} data:`,
+    `font-src ${a.cspSource}`,
+    "connect-src 'none'",
+    "form-action 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${a.styleUri}">
+<title>Agent</title>
+</head>
+<body>
+<header id="toolbar">
+  <select id="model" title="Model" aria-label="Model"></select>
+  <div id="meter" title="Context used" hidden><div id="meter-bar"><div id="meter-fill"></div></div><span id="meter-label"></span></div>
+  <span class="spacer"></span>
+  <button id="history" type="button" title="Sessions">History</button>
+  <button id="index" type="button" title="Index the workspace for code search">Index</button>
+  <button id="new-chat" type="button" title="New chat">New</button>
+</header>
+<div id="server-status" hidden></div>
+<section id="sessions" hidden aria-label="Sessions"></section>
+<main id="transcript" aria-live="polite"></main>
+<footer id="composer">
+  <textarea id="prompt" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
+  <div class="composer-actions">
+    <span id="busy" hidden>Working…</span>
+    <button id="stop" type="button" title="Stop (Escape)" hidden>Stop</button>
+    <button id="send" type="button" title="Send (Enter)">Send</button>
+  </div>
+</footer>
+<script nonce="${a.nonce}" src="${a.scriptUri}"></script>
+</body>
+</html>`;
+}

@@ -1,0 +1,147 @@
+/** Transcript items to HTML strings: markdown (marked, raw HTML escaped), highlighted code, tool cards, diffs. */
+
+import { Marked, type Tokens } from "marked";
+import type { ToolContent } from "../src/protocol";
+import { diffLines, withContext } from "./diff";
+import { escapeHtml } from "./escape";
+import { highlight } from "./highlight";
+import { formatUsage, type Item, type ToolCard } from "./transcript";
+
+const SAFE_URL = /^(https?:|mailto:|file:|vscode:|#)/i;
+
+const markdown = new Marked({
+  gfm: true,
+  breaks: false,
+  renderer: {
+    code({ text, lang }: Tokens.Code): string {
+      const language = (lang ?? "").trim().split(/\s+/)[0] ?? "";
+      return (
+        `<div class="code-block"><div class="code-head"><span class="code-lang">${escapeHtml(language)}</span>` +
+        `<button class="copy" type="button" title="Copy code">Copy</button></div>` +
+        `<pre><code data-lang="${escapeHtml(language)}">${highlight(text, language)}</code></pre></div>`
+      );
+    },
+    // Model output is untrusted: HTML it writes is shown as text, never parsed.
+    html({ text }: Tokens.HTML | Tokens.Tag): string {
+      return escapeHtml(text);
+    },
+    link({ href, title, tokens }: Tokens.Link): string {
+      const inner = this.parser.parseInline(tokens);
+      if (!SAFE_URL.test(href)) return inner;
+      const t = title ? ` title="${escapeHtml(title)}"` : "";
+      return `<a href="${escapeHtml(href)}"${t}>${inner}</a>`;
+    },
+    image({ text }: Tokens.Image): string {
+      return escapeHtml(text ? `[image: ${text}]` : "[image]");
+    },
+  },
+});
+
+export function renderMarkdown(text: string): string {
+  return markdown.parse(text, { async: false });
+}
+
+const STATUS_LABEL: Record<string, string> = {
+  pending: "pending",
+  in_progress: "running",
+  completed: "done",
+  failed: "failed",
+};
+
+const DECISION_LABEL: Record<string, string> = {
+  allow_once: "Allowed once",
+  allow_always: "Always allowed",
+  reject_once: "Rejected",
+  reject_always: "Always rejected",
+  cancelled: "Not answered",
+};
+
+function renderInput(input: unknown): string {
+  if (input === undefined || input === null) return "";
+  const text = typeof input === "string" ? input : JSON.stringify(input, null, 2);
+  return `<details class="tool-input" data-key="input"><summary>Input</summary><pre>${escapeHtml(text)}</pre></details>`;
+}
+
+export function renderDiff(path: string, oldText: string, newText: string): string {
+  const lines = withContext(diffLines(oldText, newText));
+  const added = lines.filter((l) => l.op === "+").length;
+  const removed = lines.filter((l) => l.op === "-").length;
+  const body = lines
+    .map((l) => {
+      const cls = l.op === "+" ? "add" : l.op === "-" ? "del" : l.op === "…" ? "skip" : "ctx";
+      const mark = l.op === "…" ? "" : l.op;
+      return `<span class="diff-line ${cls}">${escapeHtml(mark + (l.op === "…" ? "… " : "") + l.text)}</span>`;
+    })
+    .join("");
+  return (
+    `<div class="diff"><div class="diff-head"><span class="diff-path">${escapeHtml(path)}</span>` +
+    `<span class="diff-stat"><span class="add">+${added}</span> <span class="del">-${removed}</span></span></div>` +
+    `<pre>${body}</pre></div>`
+  );
+}
+
+function renderContent(content: ToolContent[]): string {
+  return content
+    .map((c) => {
+      if (c.type === "diff") return renderDiff(c.path, c.oldText ?? "", c.newText);
+      if (c.type === "content" && c.content?.type === "text" && c.content.text) {
+        return `<details class="tool-result" data-key="result"><summary>Result</summary><pre>${escapeHtml(c.content.text)}</pre></details>`;
+      }
+      return "";
+    })
+    .join("");
+}
+
+export function renderToolCard(card: ToolCard): string {
+  const status = STATUS_LABEL[card.status] ?? card.status;
+  let approval = "";
+  if (card.permission) {
+    const buttons = card.permission.options
+      .map(
+        (o) =>
+          `<button type="button" class="approve ${escapeHtml(o.kind)}" data-request="${escapeHtml(card.permission!.requestId)}"` +
+          ` data-option="${escapeHtml(o.optionId)}">${escapeHtml(o.name)}</button>`,
+      )
+      .join("");
+    approval = `<div class="approval" role="group" aria-label="Approve ${escapeHtml(card.title)}">${buttons}</div>`;
+  } else if (card.decision) {
+    approval = `<div class="decision">${escapeHtml(DECISION_LABEL[card.decision] ?? card.decision)}</div>`;
+  }
+  return (
+    `<div class="tool-head"><span class="tool-kind">${escapeHtml(card.toolKind)}</span>` +
+    `<span class="tool-title">${escapeHtml(card.title)}</span>` +
+    `<span class="tool-status status-${escapeHtml(card.status)}">${escapeHtml(status)}</span></div>` +
+    renderInput(card.rawInput) +
+    renderContent(card.content) +
+    approval
+  );
+}
+
+/** The class list and inner HTML of one transcript item. */
+export function renderItem(item: Item): { className: string; html: string } {
+  switch (item.kind) {
+    case "user": {
+      const chips = item.attachments.map((a) => `<span class="attachment">${escapeHtml(a)}</span>`).join("");
+      return { className: "item user", html: `${chips}<div class="text">${escapeHtml(item.text)}</div>` };
+    }
+    case "agent":
+      return { className: "item agent markdown", html: renderMarkdown(item.text) };
+    case "thought":
+      return {
+        className: "item thought",
+        html: `<details data-key="thought"><summary>Thinking</summary><div class="markdown">${renderMarkdown(item.text)}</div></details>`,
+      };
+    case "tool":
+      return { className: `item tool status-${item.status}${item.permission ? " asking" : ""}`, html: renderToolCard(item) };
+    case "plan": {
+      const entries = item.entries
+        .map((e) => `<li class="plan-${escapeHtml(e.status ?? "pending")}">${escapeHtml(e.content)}</li>`)
+        .join("");
+      return { className: "item plan", html: `<div class="plan-title">Plan</div><ul>${entries}</ul>` };
+    }
+    case "notice":
+      return { className: `item notice ${item.level}`, html: escapeHtml(item.text) };
+  }
+}
+
+export { formatUsage };

@@ -1,0 +1,221 @@
+/** The chat transcript as data: every message from the extension folds into it (no DOM here, unit-tested). */
+
+import type { ToWebview } from "../src/messages";
+import type { ModelsList, PermissionOption, PlanEntry, SessionInfo, ToolCallFields, ToolContent } from "../src/protocol";
+
+export interface ToolCard {
+  kind: "tool";
+  id: string;
+  toolCallId: string;
+  title: string;
+  toolKind: string;
+  status: string;
+  rawInput: unknown;
+  content: ToolContent[];
+  permission?: { requestId: string; options: PermissionOption[] };
+  decision?: string;
+}
+
+export type Item =
+  | { kind: "user"; id: string; text: string; attachments: string[] }
+  | { kind: "agent"; id: string; text: string }
+  | { kind: "thought"; id: string; text: string }
+  | ToolCard
+  | { kind: "plan"; id: string; entries: PlanEntry[] }
+  | { kind: "notice"; id: string; text: string; level: "info" | "error" | "stopped" };
+
+export interface Changes {
+  /** Ids of items added or changed, in transcript order. */
+  items: string[];
+  cleared: boolean;
+  /** Header/footer state changed (busy, usage, models, sessions, server). */
+  chrome: boolean;
+}
+
+const STOP_TEXT: Record<string, string> = {
+  cancelled: "Stopped.",
+  max_tokens: "Stopped: the answer hit the model's token limit.",
+  max_turn_requests: "Stopped: too many tool rounds in one turn.",
+  refusal: "The model refused to answer.",
+};
+
+export class Transcript {
+  items: Item[] = [];
+  busy = false;
+  usage: { used: number; size: number } | undefined;
+  models: ModelsList | undefined;
+  sessions: SessionInfo[] | undefined;
+  server: { state: string; message?: string } | undefined;
+  private nextId = 1;
+  private readonly byToolCall = new Map<string, ToolCard>();
+
+  get(id: string): Item | undefined {
+    return this.items.find((i) => i.id === id);
+  }
+
+  private add<T extends Item>(item: Omit<T, "id">): T {
+    const full = { ...item, id: `i${this.nextId++}` } as T;
+    this.items.push(full);
+    return full;
+  }
+
+  private last(): Item | undefined {
+    return this.items[this.items.length - 1];
+  }
+
+  private toolCard(fields: ToolCallFields): ToolCard {
+    let card = this.byToolCall.get(fields.toolCallId);
+    if (!card) {
+      card = this.add<ToolCard>({
+        kind: "tool",
+        toolCallId: fields.toolCallId,
+        title: fields.title ?? fields.toolCallId,
+        toolKind: fields.kind ?? "other",
+        status: fields.status ?? "pending",
+        rawInput: fields.rawInput,
+        content: [],
+      });
+      this.byToolCall.set(fields.toolCallId, card);
+    }
+    if (fields.title) card.title = fields.title;
+    if (fields.kind) card.toolKind = fields.kind;
+    if (fields.status) card.status = fields.status;
+    if (fields.rawInput !== undefined) card.rawInput = fields.rawInput;
+    if (fields.content) card.content = fields.content;
+    return card;
+  }
+
+  private appendText(kind: "agent" | "thought" | "user", text: string): Item {
+    const last = this.last();
+    if (last && last.kind === kind) {
+      (last as { text: string }).text += text;
+      return last;
+    }
+    if (kind === "user") return this.add({ kind, text, attachments: [] });
+    return this.add({ kind, text });
+  }
+
+  apply(message: ToWebview): Changes {
+    const changes: Changes = { items: [], cleared: false, chrome: false };
+    const touch = (item: Item): void => {
+      if (!changes.items.includes(item.id)) changes.items.push(item.id);
+    };
+    switch (message.type) {
+      case "reset":
+        this.items = [];
+        this.byToolCall.clear();
+        this.usage = undefined;
+        this.busy = false;
+        changes.cleared = true;
+        changes.chrome = true;
+        break;
+      case "user":
+        touch(this.add({ kind: "user", text: message.text, attachments: message.attachments }));
+        break;
+      case "turnStart":
+        this.busy = true;
+        changes.chrome = true;
+        break;
+      case "turnEnd": {
+        this.busy = false;
+        changes.chrome = true;
+        const text = STOP_TEXT[message.stopReason];
+        if (text) {
+          touch(this.add({ kind: "notice", text, level: message.stopReason === "cancelled" ? "stopped" : "info" }));
+        }
+        for (const card of this.byToolCall.values()) {
+          if (card.permission) {
+            card.permission = undefined;
+            touch(card);
+          }
+        }
+        break;
+      }
+      case "error":
+        touch(this.add({ kind: "notice", text: message.message, level: "error" }));
+        break;
+      case "notice":
+        touch(this.add({ kind: "notice", text: message.message, level: "info" }));
+        break;
+      case "permission": {
+        const card = this.toolCard(message.toolCall);
+        card.permission = { requestId: message.requestId, options: message.options };
+        touch(card);
+        break;
+      }
+      case "permissionResolved": {
+        for (const card of this.byToolCall.values()) {
+          if (card.permission?.requestId === message.requestId) {
+            card.permission = undefined;
+            card.decision = message.optionId ?? "cancelled";
+            touch(card);
+          }
+        }
+        break;
+      }
+      case "sessions":
+        this.sessions = message.sessions;
+        changes.chrome = true;
+        break;
+      case "models":
+        this.models = message.list;
+        changes.chrome = true;
+        break;
+      case "server":
+        this.server = { state: message.state, message: message.message };
+        changes.chrome = true;
+        break;
+      case "update": {
+        const u = message.update;
+        switch (u.sessionUpdate) {
+          case "agent_message_chunk":
+          case "agent_thought_chunk":
+          case "user_message_chunk": {
+            const content = (u as { content?: { type?: string; text?: string } }).content;
+            if (content?.type !== "text" || !content.text) break;
+            const kind =
+              u.sessionUpdate === "agent_message_chunk"
+                ? "agent"
+                : u.sessionUpdate === "agent_thought_chunk"
+                  ? "thought"
+                  : "user";
+            touch(this.appendText(kind, content.text));
+            break;
+          }
+          case "tool_call":
+          case "tool_call_update":
+            touch(this.toolCard(u as unknown as ToolCallFields));
+            break;
+          case "plan": {
+            const entries = (u as { entries?: PlanEntry[] }).entries ?? [];
+            const existing = this.items.find((i) => i.kind === "plan");
+            if (existing && existing.kind === "plan") {
+              existing.entries = entries;
+              touch(existing);
+            } else {
+              touch(this.add({ kind: "plan", entries }));
+            }
+            break;
+          }
+          case "usage_update": {
+            const { used, size } = u as { used?: number; size?: number };
+            if (typeof used === "number" && typeof size === "number") {
+              this.usage = { used, size };
+              changes.chrome = true;
+            }
+            break;
+          }
+        }
+        break;
+      }
+    }
+    return changes;
+  }
+}
+
+/** "3.2k / 32k (10%)" for the context meter. */
+export function formatUsage(usage: { used: number; size: number }): { label: string; percent: number } {
+  const k = (n: number): string => (n >= 1000 ? `${(n / 1000).toFixed(n >= 10000 ? 0 : 1)}k` : String(n));
+  const percent = usage.size > 0 ? Math.min(100, Math.round((usage.used / usage.size) * 100)) : 0;
+  return { label: `${k(usage.used)} / ${k(usage.size)} (${percent}%)`, percent };
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite: lint, types, Python tests (unit, provider, e2e, real Neovim), VS Code e2e.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+. .venv/bin/activate
+status=0
+step() { echo "== $*"; "$@" || status=1; }
+step ruff check .
+step ruff format --check .
+step mypy
+echo "== pytest"
+pytest -q -p no:cacheprovider "$@"
+rc=$?
+if [ $rc -eq 5 ]; then echo "pytest collected no tests: that is a failure"; status=1; elif [ $rc -ne 0 ]; then status=1; fi
+if [ "${SKIP_VSCODE:-0}" != "1" ]; then
+  step bash editors/vscode/scripts/e2e.sh
+fi
+[ $status -eq 0 ] && echo "ALL CHECKS PASSED" || echo "SOME CHECKS FAILED"
+exit $status

@@ -1,0 +1,156 @@
+"""Helpers for the loop and session e2e tests: prompts, permission answers, an applyEdit applier, history checks."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from tests.acp_schema import validate
+from tests.fakes.fake_llm import FakeLLMServer
+from tests.lsp_client import LspClient
+
+PERMISSION = "agent/session/request_permission"
+
+
+def prompt_params(session_id: str, text: str) -> dict[str, object]:
+    return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
+
+
+async def prompt(client: LspClient, session_id: str, text: str, timeout: float = 30) -> str:
+    """Run one turn; returns its stopReason."""
+    result = await client.request("agent/session/prompt", prompt_params(session_id, text), timeout=timeout)
+    return str(result["stopReason"])
+
+
+def answer_permissions(client: LspClient, *option_ids: str) -> list[dict[str, Any]]:
+    """Answer permission requests with `option_ids` in order (the last one repeats); returns the requests seen."""
+    seen: list[dict[str, Any]] = []
+
+    def handler(params: dict[str, Any]) -> dict[str, Any]:
+        validate("RequestPermissionRequest", params)
+        seen.append(params)
+        option = option_ids[min(len(seen), len(option_ids)) - 1]
+        return {"outcome": {"outcome": "selected", "optionId": option}}
+
+    client.handlers[PERMISSION] = handler
+    return seen
+
+
+def never_answer_permissions(client: LspClient) -> list[dict[str, Any]]:
+    """A permission handler that never answers (the user walked away)."""
+    seen: list[dict[str, Any]] = []
+
+    async def handler(params: dict[str, Any]) -> dict[str, Any]:
+        seen.append(params)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    client.handlers[PERMISSION] = handler
+    return seen
+
+
+def validate_updates(client: LspClient) -> None:
+    """Every agent/session/update the client received fits the ACP schema."""
+    count = 0
+    for _, method, params in client.notifications:
+        if method == "agent/session/update":
+            validate("SessionNotification", params)
+            count += 1
+    assert count, "no agent/session/update was received"
+
+
+def tool_updates(client: LspClient, session_id: str) -> list[dict[str, Any]]:
+    return [u for u in client.updates(session_id) if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
+
+
+def final_tool_updates(client: LspClient, session_id: str) -> list[dict[str, Any]]:
+    """The completed/failed tool_call_update of every call, in order."""
+    return [
+        u
+        for u in client.updates(session_id)
+        if u["sessionUpdate"] == "tool_call_update" and u.get("status") in ("completed", "failed")
+    ]
+
+
+def update_text(update: dict[str, Any]) -> str:
+    return "".join(c["content"]["text"] for c in update.get("content") or [] if c.get("type") == "content")
+
+
+def sent_messages(fake: FakeLLMServer, index: int) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = fake.chat_requests()[index].json["messages"]
+    return messages
+
+
+def assert_history_consistent(messages: list[dict[str, Any]]) -> None:
+    """Every assistant tool call is answered by a tool message before the next assistant/user message."""
+    pending: list[str] = []
+    for m in messages:
+        if m["role"] == "tool":
+            if pending:
+                pending.pop(0)
+            continue
+        assert not pending, f"tool calls without results before a {m['role']} message: {messages}"
+        if m["role"] == "assistant":
+            pending = [c.get("id") or c["function"]["name"] for c in m.get("tool_calls") or []]
+    # A trailing call without a result would make the next request invalid for strict servers.
+    assert not pending, f"trailing tool calls without results: {messages}"
+
+
+def tool_results(messages: list[dict[str, Any]]) -> list[str]:
+    return [str(m["content"]) for m in messages if m["role"] == "tool"]
+
+
+# --- workspace/applyEdit in the test client -------------------------------------------------------------------
+
+
+def _offset(text: str, line: int, character: int) -> int:
+    lines = text.split("\n")
+    if line >= len(lines):
+        return len(text)
+    start = sum(len(ln) + 1 for ln in lines[:line])
+    prefix = lines[line].encode("utf-16-le")[: character * 2].decode("utf-16-le")
+    return start + len(prefix)
+
+
+def apply_text_edits(text: str, edits: list[dict[str, Any]]) -> str:
+    """LSP TextEdits (non-overlapping, positions in the original text) applied back to front."""
+    spans = []
+    for e in edits:
+        r = e["range"]
+        spans.append(
+            (
+                _offset(text, r["start"]["line"], r["start"]["character"]),
+                _offset(text, r["end"]["line"], r["end"]["character"]),
+                e["newText"],
+            )
+        )
+    for start, end, new in sorted(spans, key=lambda s: s[0], reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def _path(uri: str) -> Path:
+    return Path(unquote(urlparse(uri).path))
+
+
+def install_apply_edit(client: LspClient) -> list[dict[str, Any]]:
+    """Handle workspace/applyEdit like an editor that saves at once: apply documentChanges to disk."""
+    seen: list[dict[str, Any]] = []
+
+    def handler(params: dict[str, Any]) -> dict[str, Any]:
+        seen.append(params)
+        for change in params["edit"].get("documentChanges") or []:
+            if change.get("kind") == "create":
+                path = _path(change["uri"])
+                if not path.exists():
+                    path.write_text("")
+                continue
+            path = _path(change["textDocument"]["uri"])
+            old = path.read_text() if path.exists() else ""
+            path.write_text(apply_text_edits(old, change["edits"]))
+        return {"applied": True}
+
+    client.handlers["workspace/applyEdit"] = handler
+    return seen
