@@ -58,7 +58,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     client = TerminalClient(approve=args.approve, show_thinking=not args.no_thinking)
 
     async def run() -> int:
-        service = AgentService(settings, [workspace])
+        service = AgentService(settings, [workspace], client)
         try:
             session = await service.new_session(str(workspace))
             prompts = [args.prompt] if args.prompt else None

@@ -1,4 +1,4 @@
-"""`agent-server doctor`: find the LLM server, list its models and what they can do, say what is wrong and how to fix it."""
+"""`agent-server doctor`: find the LLM server and its models, say what is wrong and how to fix it."""
 
 from __future__ import annotations
 

@@ -20,7 +20,8 @@ _ANNOUNCE = re.compile(
 )
 # "3 of 7 done", "remaining: …", "still need to"
 _PROGRESS = re.compile(
-    r"\b(\d+)\s*(?:of|/)\s*(\d+)\b[^\n]*\b(?:done|complete|completed|finished)\b|\bremaining\b\s*[:\-]|\bstill need to\b",
+    r"\b(\d+)\s*(?:of|/)\s*(\d+)\b[^\n]*\b(?:done|complete|completed|finished)\b"
+    r"|\bremaining\b\s*[:\-]|\bstill need to\b",
     re.IGNORECASE,
 )
 _DEFLECT = re.compile(

@@ -158,7 +158,7 @@ def _builtin_names(turn: Turn) -> set[str]:
     return {n for n in turn.tools.names() if getattr(turn.tools.get(n), "source", "builtin") == "builtin"}
 
 
-async def summarize_with(provider: Provider, model: str, text: str, target_tokens: int, timeout: float) -> str:
+async def summarize_with(provider: Provider, model: str, text: str, target_tokens: int, timeout_s: float) -> str:
     """One low-temperature call that condenses `text`; the caller falls back to truncation if it fails."""
     request = ChatRequest(
         model=model,
@@ -172,7 +172,7 @@ async def summarize_with(provider: Provider, model: str, text: str, target_token
             if isinstance(event, TextDelta):
                 parts.append(event.text)
 
-    await asyncio.wait_for(run(), timeout)
+    await asyncio.wait_for(run(), timeout_s)
     return "".join(parts).strip()
 
 

@@ -34,8 +34,9 @@ T = TypeVar("T")
 class AgentService:
     """Owns the live sessions and the shared parts (provider, store, tools); runs one turn per session at a time."""
 
-    def __init__(self, settings: Settings, roots: list[Path] | None = None) -> None:
+    def __init__(self, settings: Settings, roots: list[Path] | None = None, client: AgentClient | None = None) -> None:
         self.settings = settings
+        self.client = client  # for background reports (MCP server failures); turns get their own
         self.roots = [r.resolve() for r in (roots or [])]
         self.sessions: dict[str, Session] = {}
         self.services: dict[str, Any] = {}
@@ -147,11 +148,44 @@ class AgentService:
         session = self.sessions.pop(session_id, None)
         if session is not None and session.turn is not None:
             session.turn.cancel()
+        if session is not None and session.mcp is not None:
+            await session.mcp.aclose()
         await self._db(self.store.get_session, session_id)
         await self._db(self.store.delete_session, session_id)
 
     async def _attach_mcp(self, session: Session, servers: list[acp.McpServer]) -> None:
-        return None
+        """Start the session's MCP servers (config + the client's) in the background; never blocks."""
+        from ..tools.mcp import McpManager, servers_from_acp
+
+        wanted = {**self.settings.mcp_servers, **servers_from_acp(servers)}
+        if not wanted:
+            return
+        if session.mcp is not None:
+            await session.mcp.aclose()
+        client = self.client
+
+        async def on_log(level: str, message: str) -> None:
+            log.warning("%s", message)
+            if client is not None:
+                await client.log(level, message)
+
+        session.mcp = McpManager(
+            wanted, call_timeout_s=self.settings.tools.mcp_call_timeout_s, on_log=on_log, cwd=session.cwd
+        )
+        await session.mcp.start()
+
+    def _tools_for(self, session: Session) -> Any:
+        """Built-ins plus the MCP tools that are ready now."""
+        if session.mcp is None:
+            return self.tools
+        from ..tools.registry import ToolRegistry
+
+        registry = ToolRegistry(result_limit=self.settings.tools.result_limit)
+        for name in self.tools.names():
+            registry.register(self.tools.get(name))
+        for tool in session.mcp.tools():
+            registry.register(tool, replace=True)
+        return registry
 
     # --- permissions and models -------------------------------------------------------------------------
 
@@ -233,7 +267,7 @@ class AgentService:
                 provider=provider,
                 model=model,
                 settings=self.settings,
-                tools=self.tools,
+                tools=self._tools_for(session),
                 policy=self.policy,
                 context=context,
                 record=record,
@@ -257,6 +291,9 @@ class AgentService:
         for session in self.sessions.values():
             if session.turn is not None:
                 session.turn.cancel()
+        for session in self.sessions.values():
+            if session.mcp is not None:
+                await session.mcp.aclose()
         if self.indexer is not None:
             await self.indexer.aclose()
         if self._provider is not None:

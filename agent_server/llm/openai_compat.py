@@ -27,7 +27,7 @@ from ..messages import (
     ToolCallEvent,
     Usage,
 )
-from ._http import decode_json, make_client, raise_http_error, raise_stream_error, translate_errors
+from ._http import decode_json, loads, make_client, raise_http_error, raise_stream_error, translate_errors
 from .base import ChatRequest, ModelInfo
 
 log = logging.getLogger(__name__)
@@ -231,32 +231,32 @@ class SSEChat:
             self.buffer += chunk
             return []
         text = self.buffer + chunk if self.buffer else chunk
-        lines = text.split(b"\n")
-        self.buffer = lines.pop()
-        crlf = b"\r" in text
+        if b"\r" in text:
+            text = text.replace(b"\r\n", b"\n")  # same as stripping one `\r` from the end of every line
+        # Whole events (ended by a blank line) at once; the incomplete tail waits in the buffer.
+        blocks = text.split(b"\n\n")
+        self.buffer = blocks.pop()
         out: list[StreamEvent] = []
-        data = self.data
         turn = self.turn
-        for line in lines:
+        for block in blocks:
             if turn.done:
                 break
-            if crlf and line.endswith(b"\r"):
-                line = line[:-1]
-            # The common shapes inline: `data: {...}` then a blank line ends the event.
-            if line.startswith(b"data: "):
-                data.append(line[6:])
-            elif not line:
-                if data:
-                    self._dispatch(out)
+            if block.startswith(b"data: ") and not self.data and b"\n" not in block:
+                self._dispatch_one(block[6:], out)  # the usual shape: one `data:` line
             else:
-                self._line(line, out)
+                for line in block.split(b"\n"):
+                    self._line(line, out)
+                if self.data and not turn.done:
+                    self._dispatch(out)
         return out
 
     def close(self) -> list[StreamEvent]:
         """Dispatch what is left: a final `data: [DONE]` may lack its blank line, or even its newline."""
         out: list[StreamEvent] = []
-        if self.buffer.strip() and not self.turn.done:
-            self._line(self.buffer.rstrip(b"\r"), out)
+        for line in self.buffer.split(b"\n"):
+            if self.turn.done:
+                break
+            self._line(line.rstrip(b"\r"), out)
         self.buffer = b""
         if self.data and not self.turn.done:
             self._dispatch(out)
@@ -281,13 +281,19 @@ class SSEChat:
             raise_stream_error(self.turn.url, parsed)
 
     def _dispatch(self, out: list[StreamEvent]) -> None:
-        data = self.data
-        payload = data[0] if len(data) == 1 else b"\n".join(data)
-        data.clear()  # in place: `feed` holds a reference to this list
+        payload = self.data[0] if len(self.data) == 1 else b"\n".join(self.data)
+        self.data = []
+        self._dispatch_one(payload, out)
+
+    def _dispatch_one(self, payload: bytes, out: list[StreamEvent]) -> None:
         if not payload.startswith(b"{") and payload.strip() == b"[DONE]":
             self.turn.done = True
             return
-        self.turn.chunk_into(decode_json(self.turn.url, payload), out)
+        try:
+            obj = loads(payload)
+        except ValueError:
+            obj = decode_json(self.turn.url, payload)
+        self.turn.chunk_into(obj, out)
 
 
 def api_root(base_url: str) -> str:

@@ -132,7 +132,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
             server.settings = config_mod.load(workspace=None, cli_overrides=server.cli_overrides)
             server.startup_error = str(exc)
         server.client.configure(params.capabilities, options)
-        server.agent = AgentService(server.settings, roots)
+        server.agent = AgentService(server.settings, roots, server.client)
 
     @server.feature(lsp.INITIALIZED)
     def on_initialized(params: lsp.InitializedParams) -> None:

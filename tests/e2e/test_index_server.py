@@ -106,5 +106,5 @@ async def test_progress_cancel_stops_the_build(server: LspClient, workspace: Pat
     token = next(p["token"] for _, m, p in server.notifications if m == "$/progress")
     server.notify("window/workDoneProgress/cancel", {"token": token})
     await server.wait_for(lambda: any(v["kind"] == "end" for v in progress_values(server)), timeout=60)
-    end = [v for v in progress_values(server) if v["kind"] == "end"][0]
+    end = next(v for v in progress_values(server) if v["kind"] == "end")
     assert "cancelled" in str(end["message"])

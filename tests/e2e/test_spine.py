@@ -97,7 +97,7 @@ async def test_cancel_notification_ends_turn_as_cancelled(
 async def test_cancel_request_on_prompt_returns_cancelled_not_error(
     server: LspClient, workspace: Path, fake_llm: FakeLLMServer
 ) -> None:
-    sid, msg_id, fut = await _start_slow_turn(server, workspace, fake_llm)
+    _sid, msg_id, fut = await _start_slow_turn(server, workspace, fake_llm)
     server.notify("$/cancelRequest", {"id": msg_id})
     assert await asyncio.wait_for(fut, 5) == {"stopReason": "cancelled"}
     assert fake_llm.chat_requests()[0].wait_done(5)

@@ -31,6 +31,10 @@ export interface ChatHost {
   indexWorkspace(): void;
 }
 
+export interface CancellationLike {
+  onCancellationRequested(listener: () => void): unknown;
+}
+
 interface PendingPermission {
   sessionId: string;
   resolve: (outcome: PermissionOutcome) => void;
@@ -91,23 +95,15 @@ export class ChatController {
   }
 
   /** `agent/session/request_permission`: shown on the tool card, answered when the user clicks. */
-  requestPermission(params: RequestPermissionParams): Promise<PermissionOutcome> {
+  /** `token` is the request's cancellation: the server gave up asking (e.g. the turn was cancelled). */
+  requestPermission(params: RequestPermissionParams, token?: CancellationLike): Promise<PermissionOutcome> {
     const requestId = `perm_${this.nextPermission++}`;
     return new Promise((resolve) => {
       this.permissions.set(requestId, { sessionId: params.sessionId, resolve });
       this.show({ type: "permission", requestId, toolCall: params.toolCall, options: params.options });
       this.host.reveal();
+      token?.onCancellationRequested(() => this.answerPermission(requestId, undefined));
     });
-  }
-
-  /** The server gave up on a permission request (e.g. the turn was cancelled). */
-  cancelPermission(requestId: string): void {
-    this.answerPermission(requestId, undefined);
-  }
-
-  /** Pending requests ids, newest last (the languageclient's cancellation maps through these). */
-  pendingPermissions(): string[] {
-    return [...this.permissions.keys()];
   }
 
   private answerPermission(requestId: string, optionId: string | undefined): void {

@@ -24,6 +24,8 @@ export type Item =
   | { kind: "plan"; id: string; entries: PlanEntry[] }
   | { kind: "notice"; id: string; text: string; level: "info" | "error" | "stopped" };
 
+type NewItem = Item extends infer T ? (T extends Item ? Omit<T, "id"> : never) : never;
+
 export interface Changes {
   /** Ids of items added or changed, in transcript order. */
   items: string[];
@@ -53,7 +55,7 @@ export class Transcript {
     return this.items.find((i) => i.id === id);
   }
 
-  private add<T extends Item>(item: Omit<T, "id">): T {
+  private add<T extends Item = Item>(item: NewItem): T {
     const full = { ...item, id: `i${this.nextId++}` } as T;
     this.items.push(full);
     return full;

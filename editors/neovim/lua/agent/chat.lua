@@ -149,7 +149,7 @@ local function set_winbar(chat)
   if chat.busy then
     table.insert(parts, '● working  (:AgentStop)')
   end
-  vim.wo[chat.win].winbar = table.concat(parts, ' · ')
+  vim.wo[chat.win].winbar = (table.concat(parts, ' · '):gsub('%%', '%%%%'))
 end
 
 local function on_update(chat, u)
@@ -292,7 +292,7 @@ function M.open(chat, focus_input)
     chat.input_win = vim.api.nvim_get_current_win()
     vim.api.nvim_win_set_buf(chat.input_win, input_buffer(chat))
     setup_window(chat.input_win, false)
-    vim.wo[chat.input_win].winbar = 'message · ' .. (opts.keymaps.send or '') .. ' sends'
+    vim.wo[chat.input_win].winbar = ('message · ' .. (opts.keymaps.send or '') .. ' sends'):gsub('%%', '%%%%')
     vim.wo[chat.input_win].winfixheight = true
   end
   set_winbar(chat)

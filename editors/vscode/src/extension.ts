@@ -1,0 +1,92 @@
+/** Entry point: the output channel, the server, the chat views and the Agent: commands. */
+
+import * as os from "node:os";
+import * as vscode from "vscode";
+import { ChatController } from "./chatController";
+import { ChatViews } from "./chatView";
+import { selectionPrompt } from "./protocol";
+import { AgentServer } from "./server";
+
+let running: AgentServer | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  const output = vscode.window.createOutputChannel("Agent Server", { log: true });
+  const views = new ChatViews(context.extensionUri);
+  let server: AgentServer | undefined;
+  const controller = new ChatController({
+    broadcast: (m) => views.broadcast(m),
+    reveal: () => void views.reveal(),
+    cwd: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir(),
+    copy: (text) => void vscode.env.clipboard.writeText(text),
+    indexWorkspace: () => void indexWorkspace(),
+  });
+  views.bind(controller);
+  server = new AgentServer(output, controller);
+  running = server;
+
+  async function indexWorkspace(): Promise<void> {
+    const rpc = server?.rpc;
+    if (!rpc) {
+      void vscode.window.showErrorMessage("The agent server is not running. Run “Agent: Show Logs” to see why.");
+      return;
+    }
+    try {
+      // Progress is LSP work-done progress, which the language client shows natively.
+      const result = await rpc.request<{ started: boolean }>("agent/_index/start", {});
+      if (!result.started) void vscode.window.showInformationMessage("Indexing is already running.");
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Index workspace failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async function askAboutSelection(): Promise<void> {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.selection.isEmpty) {
+      void vscode.window.showInformationMessage("Select some code first, then run “Agent: Ask About Selection”.");
+      return;
+    }
+    const question = await vscode.window.showInputBox({
+      prompt: "Ask the agent about the selection",
+      placeHolder: "What does this do?",
+    });
+    if (!question) return;
+    const { start, end } = editor.selection;
+    await views.reveal();
+    await controller.prompt(
+      selectionPrompt(question, {
+        uri: editor.document.uri.toString(),
+        text: editor.document.getText(editor.selection),
+        languageId: editor.document.languageId,
+        range: { start: { line: start.line, character: start.character }, end: { line: end.line, character: end.character } },
+      }),
+    );
+  }
+
+  context.subscriptions.push(
+    output,
+    views,
+    server,
+    vscode.window.registerWebviewViewProvider(ChatViews.viewId, views, { webviewOptions: { retainContextWhenHidden: true } }),
+    vscode.commands.registerCommand("agentServer.newChat", async () => {
+      controller.newChat();
+      await views.reveal();
+    }),
+    vscode.commands.registerCommand("agentServer.askAboutSelection", askAboutSelection),
+    vscode.commands.registerCommand("agentServer.indexWorkspace", indexWorkspace),
+    vscode.commands.registerCommand("agentServer.stop", () => controller.stop()),
+    vscode.commands.registerCommand("agentServer.showLogs", () => output.show()),
+    vscode.commands.registerCommand("agentServer.restartServer", () => server?.restart()),
+    vscode.commands.registerCommand("agentServer.openChatInEditor", () => views.openInEditor()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration("agentServer")) return;
+      void vscode.window
+        .showInformationMessage("Agent Server settings changed.", "Restart Server")
+        .then((choice) => choice && server?.restart());
+    }),
+  );
+  void server.start();
+}
+
+export function deactivate(): Promise<void> | undefined {
+  return running?.stop();
+}

@@ -1,0 +1,129 @@
+/** The agent-server process through vscode-languageclient: find, start, restart, and the agent/ handlers. */
+
+import * as vscode from "vscode";
+import { LanguageClient, State, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
+import type { ChatController, Rpc } from "./chatController";
+import {
+  initializationOptions,
+  type RequestPermissionParams,
+  type SessionNotification,
+} from "./protocol";
+import { makeWhich, resolveServerCommand } from "./serverCommand";
+
+export class AgentServer implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+
+  constructor(
+    private readonly output: vscode.LogOutputChannel,
+    private readonly controller: ChatController,
+  ) {}
+
+  get rpc(): Rpc | undefined {
+    const client = this.client;
+    if (!client || client.state !== State.Running) return undefined;
+    return {
+      request: <T>(method: string, params: unknown) => client.sendRequest<T>(method, params),
+      notify: (method: string, params: unknown) => void client.sendNotification(method, params),
+    };
+  }
+
+  start(): Promise<void> {
+    this.starting ??= this.doStart().finally(() => (this.starting = undefined));
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    const config = vscode.workspace.getConfiguration("agentServer");
+    const resolution = resolveServerCommand(
+      {
+        serverCommand: config.get<string[]>("serverCommand") ?? [],
+        pythonPath: config.get<string>("pythonPath") ?? "",
+        logLevel: config.get<string>("logLevel") ?? "WARNING",
+      },
+      makeWhich(),
+    );
+    if (!resolution.ok) {
+      this.output.error(resolution.message);
+      this.controller.setServerState("failed", resolution.message);
+      void vscode.window.showErrorMessage(resolution.message, "Open Settings", "Show Logs").then((choice) => {
+        if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "agentServer");
+        if (choice === "Show Logs") this.output.show();
+      });
+      return;
+    }
+    const { command, args, source } = resolution.command;
+    this.output.info(`starting ${command} ${args.join(" ")} (from ${source})`);
+    this.controller.setServerState("starting");
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const serverOptions: ServerOptions = { command, args, options: { cwd: folder } };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+      outputChannel: this.output,
+      initializationOptions: () =>
+        initializationOptions({
+          provider: config.get<string>("llm.provider"),
+          baseUrl: config.get<string>("llm.baseUrl"),
+          model: config.get<string>("llm.model"),
+        }),
+    };
+    const client = new LanguageClient("agentServer", "Agent Server", serverOptions, clientOptions);
+    client.onNotification("agent/session/update", (params: SessionNotification) =>
+      this.controller.onSessionUpdate(params),
+    );
+    client.onRequest("agent/session/request_permission", (params: RequestPermissionParams, token) =>
+      this.controller.requestPermission(params, token),
+    );
+    client.onRequest("agent/_saveDocuments", async (params: { uris?: string[] }) => {
+      const wanted = new Set((params.uris ?? []).map((u) => vscode.Uri.parse(u).toString()));
+      const docs = vscode.workspace.textDocuments.filter((d) => wanted.has(d.uri.toString()) && d.isDirty);
+      await Promise.all(docs.map((d) => d.save()));
+      return {};
+    });
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Stopped && this.client === client) {
+        this.controller.attach(undefined);
+        this.controller.setServerState("stopped", "The agent server stopped. Run “Agent: Restart Server”.");
+      }
+    });
+    this.client = client;
+    try {
+      await client.start();
+      await client.sendRequest("agent/initialize", { protocolVersion: 1, clientCapabilities: {} });
+      this.controller.attach(this.rpc);
+      this.controller.setServerState("running");
+      this.output.info("agent server running");
+    } catch (err) {
+      const message = `Could not start the agent server (${command} ${args.join(" ")}): ${
+        err instanceof Error ? err.message : String(err)
+      }. Check "agentServer.serverCommand" / "agentServer.pythonPath"; details in “Agent: Show Logs”.`;
+      this.output.error(message);
+      this.controller.setServerState("failed", message);
+      void vscode.window.showErrorMessage(message, "Show Logs").then((c) => c && this.output.show());
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.controller.attach(undefined);
+    if (client) {
+      try {
+        await client.stop(5000);
+      } catch (err) {
+        this.output.warn(`stopping the server: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      await client.dispose().catch(() => undefined);
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    await this.stop();
+    await this.start();
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}
