@@ -56,7 +56,13 @@ async def run_turn(turn: Turn) -> StopReason:
     cfg = turn.settings.agent
     empty_answers = 0
     for _round in range(cfg.max_rounds):
-        request = await prepare(turn)
+        try:
+            request = await prepare(turn)
+        except ContextOverflowError:
+            # Over the budget before sending anything: compact harder (once per turn) instead of failing.
+            if not await overflow_retry(turn):
+                raise
+            request = await prepare(turn)
         reply = ModelReply(message=Message(role="assistant"))
         try:
             await call_model(turn.provider, request, turn.relay, reply)

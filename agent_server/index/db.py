@@ -16,6 +16,7 @@ from .chunker import ChunkedFile
 from .tokenize import expand_identifiers, identifiers, path_terms, split_identifier
 
 SCHEMA_VERSION = 1
+_TOKENIZER = "\"porter unicode61 tokenchars '_'\""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -79,6 +80,7 @@ class IndexDB:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the index database {path}: {exc}") from exc
         self.lock = threading.RLock()
+        self._stemmer_ready = False
         self.generation = 0  # bumped on every write so caches (graph, vectors) know to refresh
 
     @contextmanager
@@ -96,6 +98,36 @@ class IndexDB:
     def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with self.lock:
             return list(self.conn.execute(sql, params))
+
+    def stems(self, terms: Sequence[str]) -> dict[str, str]:
+        """Each term as the FTS5 porter tokenizer stores it (`parsing` -> `pars`), via a scratch in-memory table."""
+        with self.lock:
+            if not self._stemmer_ready:
+                self.conn.execute(
+                    f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.stemmer USING fts5(t, tokenize={_TOKENIZER})"
+                )
+                self.conn.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stemmer_v USING fts5vocab(temp, stemmer, 'instance')"
+                )
+                self._stemmer_ready = True
+            self.conn.execute("DELETE FROM temp.stemmer")
+            self.conn.executemany("INSERT INTO temp.stemmer(rowid, t) VALUES (?, ?)", list(enumerate(terms)))
+            rows = self.conn.execute("SELECT doc, term FROM temp.stemmer_v").fetchall()
+        out: dict[str, str] = {}
+        for doc, term in rows:
+            out.setdefault(terms[int(doc)], str(term))
+        return out
+
+    def doc_freqs(self) -> tuple[dict[str, int], int]:
+        """Chunks containing each stemmed term, and the chunk count, read on a separate connection (no lock held)."""
+        conn = sqlite3.connect(str(self.path), check_same_thread=False)
+        try:
+            conn.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, chunks_fts, 'row')")
+            freqs = {str(t): int(d) for t, d in conn.execute("SELECT term, doc FROM temp.vocab")}
+            total = int(conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+        finally:
+            conn.close()
+        return freqs, total
 
     def catalog(self) -> dict[str, CatalogEntry]:
         rows = self.query("SELECT path, id, hash, size, mtime_ns FROM files")

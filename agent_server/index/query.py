@@ -21,7 +21,11 @@ _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+# `pip list` / `conda list` / version dumps: a name then a version; pure noise for locating code.
+_VERSION_LINE = re.compile(r"^\s*[\w.\-\[\]]+\s+v?\d+(?:\.\w+)+\S*(?:\s+\S+)?\s*$", re.M)
 _TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "fixture", "fixtures"})
+_DOC_WORDS = frozenset({"doc", "docs", "documentation", "readme", "changelog", "tutorial", "guide", "rst", "markdown"})
+_DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,10 @@ class ParsedQuery:
     paths: list[str] = field(default_factory=list)
     identifiers: list[str] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
-    mentions_tests: bool = False
+    title: list[str] = field(default_factory=list)  # lowercase words of the first line (an issue's title)
+    mentions_tests: bool = False  # the word "test" and friends: common in bug reports, so a weak hint
+    mentions_test_path: bool = False  # a test file or directory by path: the user wants tests
+    mentions_docs: bool = False
 
     def fts_terms(self) -> list[str]:
         """Distinct lowercase terms for the FTS5 OR query: identifiers (whole and split) first, then words."""
@@ -58,6 +65,15 @@ class ParsedQuery:
             terms[word.lower()] = None
         return list(terms)
 
+    def priority_terms(self) -> set[str]:
+        """Terms that keep their place however common: identifiers, path pieces and title words."""
+        out = {i.lower() for i in self.identifiers} | set(self.title)
+        for ident in self.identifiers:
+            out.update(split_identifier(ident))
+        for path in self.paths:
+            out.update(p.lower() for p in re.split(r"[/\\.\-]+", path) if p)
+        return out
+
 
 def _is_code_identifier(word: str) -> bool:
     return "_" in word.strip("_") or (any(c.isupper() for c in word[1:]) and any(c.islower() for c in word))
@@ -66,6 +82,9 @@ def _is_code_identifier(word: str) -> bool:
 def parse_query(text: str) -> ParsedQuery:
     """Split a query into frames, paths, identifiers and plain words."""
     q = ParsedQuery(text=text)
+    text = _VERSION_LINE.sub("", text)
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    q.title = [w.lower() for w in _WORD.findall(first) if len(w) > 2 and w.lower() not in STOP_WORDS]
     for m in _PY_FRAME.finditer(text):
         q.frames.append(Frame(m.group(1), int(m.group(2)), m.group(3)))
     for m in _JAVA_FRAME.finditer(text):
@@ -108,6 +127,9 @@ def parse_query(text: str) -> ParsedQuery:
         elif len(w) > 2 and w.lower() not in STOP_WORDS and not w.isdigit():
             words[w.lower()] = None
     q.identifiers = list(idents)
-    q.words = [w for w in words if w not in {i.lower() for i in idents}]
-    q.mentions_tests = any(w in _TEST_WORDS for w in words) or any("test" in p.lower() for p in q.paths)
+    lowered = {i.lower() for i in idents}
+    q.words = [w for w in words if w not in lowered]
+    q.mentions_test_path = any("test" in p.lower() for p in q.paths) or any("test" in f.path.lower() for f in q.frames)
+    q.mentions_tests = q.mentions_test_path or any(w in _TEST_WORDS for w in words)
+    q.mentions_docs = any(w in _DOC_WORDS for w in words) or any(p.lower().endswith(_DOC_SUFFIXES) for p in q.paths)
     return q

@@ -15,7 +15,10 @@ from .query import ParsedQuery
 from .tokenize import split_identifier
 
 FTS_LIMIT = 300
-MAX_TERMS = 64
+MAX_TERMS = 24  # the rarest terms carry nearly all of BM25's signal; common ones only cost time
+MAX_UNSEEN_TERMS = 16  # terms missing from the cached vocabulary (new since it loaded, or absent): cheap to include
+MIN_COMMON_DF = 100
+COMMON_SHARE = 0.5  # a term in more than half the chunks has ~zero BM25 IDF and the longest posting list
 SNIPPET_LINES = 12
 
 
@@ -47,7 +50,9 @@ class Weights:
     vector: float = 0.8
     open_file: float = 0.15
     edited_file: float = 0.3
-    test_penalty: float = 0.6
+    test_penalty: float = 0.6  # test files, unless the query names a test path
+    test_word_penalty: float = 0.6  # test files when the query only says "test" (bug reports usually do)
+    doc_penalty: float = 0.6  # prose (README, changelogs, .rst/.md docs) unless the query talks about docs
 
 
 @dataclass
@@ -60,6 +65,8 @@ class SearchContext:
     vectors: tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]] | None = None
     open_files: set[str] = field(default_factory=set)
     edited_files: dict[str, float] = field(default_factory=dict)
+    doc_freq: dict[str, int] = field(default_factory=dict)  # stemmed term -> chunks containing it (may lag writes)
+    chunk_count: int = 0
 
 
 def build_suffix_map(paths: dict[int, str]) -> dict[str, list[int]]:
@@ -91,6 +98,17 @@ def is_test_path(path: str) -> bool:
     )
 
 
+_PROSE_NAMES = ("readme", "changelog", "changes", "history", "news", "authors", "contributing", "license")
+_PROSE_SUFFIXES = frozenset({"md", "rst", "txt", "adoc"})
+
+
+def is_prose_path(path: str) -> bool:
+    """Documentation and project prose rather than code."""
+    name = path.lower().rsplit("/", 1)[-1]
+    stem, _, suffix = name.rpartition(".")
+    return suffix in _PROSE_SUFFIXES or (stem or suffix).startswith(_PROSE_NAMES)
+
+
 def _match_path(ctx: SearchContext, mention: str) -> list[int]:
     """Files a mentioned path refers to: the longest matching suffix that names at most a few files."""
     parts = [p for p in mention.replace("\\", "/").split("/") if p and p != "."]
@@ -103,8 +121,28 @@ def _match_path(ctx: SearchContext, mention: str) -> list[int]:
     return []
 
 
+def select_terms(db: IndexDB, ctx: SearchContext, terms: list[str], priority: set[str]) -> list[str]:
+    """The rarest `MAX_TERMS` query terms by document frequency (priority terms first), plus a few unseen ones."""
+    if not ctx.doc_freq:
+        return terms[:MAX_TERMS]
+    stems = db.stems(terms)
+    seen: list[tuple[bool, int, int, str]] = []
+    unseen: list[str] = []
+    for pos, term in enumerate(terms):
+        df = ctx.doc_freq.get(stems.get(term, term), 0)
+        if df == 0:
+            unseen.append(term)
+        else:
+            seen.append((term not in priority, df, pos, term))
+    # Drop terms in most chunks, unless the index is tiny or nothing rarer is left.
+    limit = max(COMMON_SHARE * ctx.chunk_count, MIN_COMMON_DF)
+    kept = [x for x in seen if x[1] <= limit] or seen
+    rare = [x[1:] for x in sorted(kept)[:MAX_TERMS]]
+    return [t for _, _, t in sorted(rare, key=lambda x: x[1])] + unseen[:MAX_UNSEEN_TERMS]
+
+
 def _fts_query(terms: list[str]) -> str:
-    return " OR ".join('"' + t.replace('"', "") + '"' for t in terms[:MAX_TERMS])
+    return " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
 
 
 def rank(
@@ -118,7 +156,7 @@ def rank(
 ) -> list[Hit]:
     """Rank chunks for a parsed query; see `Weights` for the signals."""
     w = weights or Weights()
-    terms = q.fts_terms()
+    terms = select_terms(db, ctx, q.fts_terms(), q.priority_terms())
     chunk_file: dict[int, int] = {}
     bm25: dict[int, float] = {}
     if terms:
@@ -229,8 +267,10 @@ def rank(
             + (w.open_file if path in ctx.open_files else 0.0)
             + (w.edited_file * ctx.edited_files.get(path, 0.0))
         )
-        if not q.mentions_tests and is_test_path(path):
-            s *= w.test_penalty
+        if not q.mentions_test_path and is_test_path(path):
+            s *= w.test_word_penalty if q.mentions_tests else w.test_penalty
+        elif not q.mentions_docs and is_prose_path(path):
+            s *= w.doc_penalty
         scored.append((s, cid, fid))
     scored.sort(key=lambda t: -t[0])
     best = scored[:limit]

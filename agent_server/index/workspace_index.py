@@ -218,6 +218,7 @@ class WorkspaceIndex:
         generation = self.db.generation
         paths = {int(r[0]): str(r[1]) for r in self.db.query("SELECT id, path FROM files")}
         ctx = SearchContext(SymbolGraph.load(self.db), paths, build_suffix_map(paths))
+        ctx.doc_freq, ctx.chunk_count = self.db.doc_freqs()
         if self.embedder is not None:
             ctx.vectors = load_vectors(self.db, self.embedder.model)
         self._ctx, self._ctx_generation = ctx, generation
@@ -235,7 +236,7 @@ class WorkspaceIndex:
             paths = await asyncio.to_thread(
                 lambda: {int(r[0]): str(r[1]) for r in self.db.query("SELECT id, path FROM files")}
             )
-            if paths != self._ctx.paths:
+            if paths != self._ctx.paths:  # rebind, never mutate: a search may be reading the old dicts
                 self._ctx.paths = paths
                 self._ctx.by_suffix = build_suffix_map(paths)
             if self._ctx_task is None or self._ctx_task.done():

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Protocol
+import sqlite3
+from typing import Any, Protocol
 
 from ..config import LLMConfig
-from ..errors import LLMError
+from ..errors import LLMError, StoreError
 from .base import ModelInfo, Provider
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,61 @@ class MemoryCapabilityCache:
 
     def put(self, base_url: str, model: str, info: ModelInfo) -> None:
         self._items[(base_url, model)] = info
+
+
+class CapabilityStore(Protocol):
+    """The two methods of `store.sessions.Store` the SQLite cache uses (kept structural to avoid an import cycle)."""
+
+    def get_capabilities(self, base_url: str, model: str) -> dict[str, Any] | None: ...
+
+    def put_capabilities(self, base_url: str, model: str, info: dict[str, Any]) -> None: ...
+
+
+_FLAGS = ("supports_tools", "supports_thinking", "supports_embeddings", "supports_vision")
+
+
+def info_to_dict(info: ModelInfo) -> dict[str, Any]:
+    return dataclasses.asdict(info)
+
+
+def info_from_dict(data: dict[str, Any]) -> ModelInfo | None:
+    """The ModelInfo a stored dict describes, or None when it is not one (an older or damaged entry)."""
+    name, ctx, details = data.get("name"), data.get("context_length"), data.get("details", {})
+    if not isinstance(name, str) or not isinstance(details, dict):
+        return None
+    if ctx is not None and (not isinstance(ctx, int) or isinstance(ctx, bool)):
+        return None
+    flags = {k: data.get(k) for k in _FLAGS}
+    if any(v is not None and not isinstance(v, bool) for v in flags.values()):
+        return None
+    return ModelInfo(name=name, context_length=ctx, details=details, **flags)
+
+
+class StoreCapabilityCache:
+    """Capabilities kept in the session store, so a restart does not ask the server again. Best effort: a store
+    failure is logged and treated as a miss."""
+
+    def __init__(self, store: CapabilityStore) -> None:
+        self._store = store
+
+    def get(self, base_url: str, model: str) -> ModelInfo | None:
+        try:
+            data = self._store.get_capabilities(base_url, model)
+        except (StoreError, sqlite3.Error) as exc:
+            log.warning("capability cache read failed for %s at %s: %s", model, base_url, exc)
+            return None
+        if data is None:
+            return None
+        info = info_from_dict(data)
+        if info is None:
+            log.warning("ignoring a malformed cached capability entry for %s at %s", model, base_url)
+        return info
+
+    def put(self, base_url: str, model: str, info: ModelInfo) -> None:
+        try:
+            self._store.put_capabilities(base_url, model, info_to_dict(info))
+        except (StoreError, sqlite3.Error, TypeError, ValueError) as exc:
+            log.warning("capability cache write failed for %s at %s: %s", model, base_url, exc)
 
 
 def apply_overrides(info: ModelInfo, llm: LLMConfig | None) -> ModelInfo:

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+import orjson
 
 from ..errors import LLMStreamError
 from ..messages import (
@@ -21,7 +22,7 @@ from ..messages import (
     ToolCallEvent,
     Usage,
 )
-from ._http import decode_json, loads, make_client, raise_http_error, raise_stream_error, translate_errors
+from ._http import decode_json, make_client, raise_http_error, raise_stream_error, translate_errors
 from .base import ChatRequest, ModelInfo
 
 EMBED_BATCH = 64
@@ -231,25 +232,25 @@ class NDJSONChat:
         for line in lines:
             if self.finished:
                 break
-            self._line(line, out)
+            # Decoded inline, with orjson called directly: this loop runs once per token.
+            try:
+                obj = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                if not line.strip():  # blank lines are rare, so they are noticed here, not tested for each line
+                    continue
+                obj = decode_json(self.url, line)
+            self._object(obj, line, out)
         return out
 
     def close(self) -> list[StreamEvent]:
         """The last line may lack its newline (or the server sent one non-streamed object)."""
         out: list[StreamEvent] = []
         if self.buffer.strip() and not self.finished:
-            self._line(self.buffer, out)
+            self._object(decode_json(self.url, self.buffer), self.buffer, out)
         self.buffer = b""
         return out
 
-    def _line(self, line: bytes, out: list[StreamEvent]) -> None:
-        try:
-            obj = loads(line)
-        except ValueError:
-            # Blank lines are rare, so they are noticed here rather than tested for on every line.
-            if not line.strip():
-                return
-            obj = decode_json(self.url, line)
+    def _object(self, obj: Any, line: bytes, out: list[StreamEvent]) -> None:
         if type(obj) is not dict:
             raise LLMStreamError(self.url, f"unexpected line: {line[:200]!r}")
         if "error" in obj:

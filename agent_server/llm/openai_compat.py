@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import orjson
 
 from ..errors import LLMStreamError
 from ..messages import (
@@ -241,8 +242,13 @@ class SSEChat:
         for block in blocks:
             if turn.done:
                 break
-            if block.startswith(b"data: ") and not self.data and b"\n" not in block:
-                self._dispatch_one(block[6:], out)  # the usual shape: one `data:` line
+            if block.startswith(b"data: {") and not self.data and b"\n" not in block:
+                # The usual shape, one `data: {...}` line, decoded inline: this loop runs once per token.
+                try:
+                    obj = orjson.loads(block[6:])
+                except orjson.JSONDecodeError:
+                    obj = decode_json(turn.url, block[6:])
+                turn.chunk_into(obj, out)
             else:
                 for line in block.split(b"\n"):
                     self._line(line, out)

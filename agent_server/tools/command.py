@@ -65,7 +65,6 @@ class _Output:
 def _signal_group(pgid: int, sig: signal.Signals) -> bool:
     try:
         os.killpg(pgid, sig)
-        print("SIG", pgid, sig, flush=True)  # DEBUG
     except (ProcessLookupError, PermissionError):
         return False
     return True
@@ -79,9 +78,18 @@ async def kill_group(proc: asyncio.subprocess.Process) -> None:
     try:
         if proc.returncode is None:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
+                await asyncio.wait_for(_exited(proc), KILL_GRACE_S)
     finally:
         _signal_group(pgid, signal.SIGKILL)
+
+
+async def _exited(proc: asyncio.subprocess.Process) -> None:
+    """Wait for the shell itself to exit. (On Python 3.11 `proc.wait()` also waits for every holder of its
+    pipes, so a background child would block it until the timeout.)"""
+    delay = 0.005
+    while proc.returncode is None:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 0.05)
 
 
 async def _pump(stream: asyncio.StreamReader, out: _Output) -> None:
@@ -133,7 +141,7 @@ def make_run_command(default_timeout_s: float, output_budget: int) -> Handler:
         timed_out = False
         try:
             try:
-                await asyncio.wait_for(proc.wait(), timeout)
+                await asyncio.wait_for(_exited(proc), timeout)
             except TimeoutError:
                 timed_out = True
             if not timed_out:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from tests.acp_schema import validate
-from tests.fakes.fake_llm import FakeLLMServer
+from tests.fakes.fake_llm import FakeLLMServer, RecordedRequest, Reply
 from tests.lsp_client import LspClient
 
 PERMISSION = "agent/session/request_permission"
@@ -154,3 +157,49 @@ def install_apply_edit(client: LspClient) -> list[dict[str, Any]]:
 
     client.handlers["workspace/applyEdit"] = handler
     return seen
+
+
+# --- a fake LLM that answers by request, with realistic prompt token counts ------------------------------------
+
+SUMMARIZER_MARK = "Compress the following"
+
+
+def request_tokens(body: dict[str, Any]) -> int:
+    """A generous size estimate of a chat request as the server sees it: every JSON character / 3.5."""
+    wire = json.dumps({"messages": body.get("messages"), "tools": body.get("tools")}, ensure_ascii=False)
+    return int(len(wire) / 3.5) + 1
+
+
+def is_summarizer(body: dict[str, Any]) -> bool:
+    messages = body.get("messages") or []
+    return not body.get("tools") and len(messages) == 1 and SUMMARIZER_MARK in str(messages[0].get("content"))
+
+
+class RoutingFakeLLM(FakeLLMServer):
+    """The fake LLM, plus: `responder(body)` may pick the reply for a request (else the script is used), and
+    the reported prompt tokens follow the request's size, as a real server's would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.responder: Callable[[dict[str, Any]], Reply | None] | None = None
+        self._chosen: Reply | None = None
+
+    def _pick(self, body: dict[str, Any]) -> Reply:
+        reply = self.responder(body) if self.responder is not None else None
+        if reply is None:
+            reply = super()._next_reply()
+        usage = dataclasses.replace(reply.usage, prompt_tokens=request_tokens(body))
+        return dataclasses.replace(reply, usage=usage)
+
+    def _next_reply(self) -> Reply:
+        chosen, self._chosen = self._chosen, None
+        return chosen if chosen is not None else super()._next_reply()
+
+    async def _chat(self, req: Any, reader: Any, writer: Any, openai: bool) -> bool:
+        # The base class takes its reply synchronously, before its first await: no other request can interleave.
+        self._chosen = self._pick(req.json if isinstance(req.json, dict) else {})
+        return await super()._chat(req, reader, writer, openai)
+
+    def agent_requests(self) -> list[RecordedRequest]:
+        """Chat requests of the turn loop (not the compaction summarizer's)."""
+        return [r for r in self.chat_requests() if not is_summarizer(r.json)]

@@ -64,6 +64,7 @@ async def test_list_read_answer_accumulates_history(server: LspClient, workspace
 
 async def test_write_allow_once_asks_every_time(server: LspClient, workspace: Path, fake_llm: FakeLLMServer) -> None:
     asked = answer_permissions(server, "allow_once")
+    install_apply_edit(server)
     fake_llm.script(
         Reply.tool_call("write_file", {"path": "notes.md", "content": "one\n"}),
         Reply.text("written"),
@@ -86,6 +87,7 @@ async def test_allow_always_survives_a_server_restart(
 ) -> None:
     first = await start_server(workspace, options(fake_llm))
     asked = answer_permissions(first, "allow_always")
+    install_apply_edit(first)
     fake_llm.script(
         Reply.tool_call("write_file", {"path": "notes.md", "content": "one\n"}),
         Reply.text("ok"),
@@ -101,6 +103,7 @@ async def test_allow_always_survives_a_server_restart(
 
     second = await start_server(workspace, options(fake_llm))
     asked_again = answer_permissions(second, "reject_once")
+    install_apply_edit(second)
     fake_llm.script(Reply.tool_call("write_file", {"path": "notes.md", "content": "three\n"}), Reply.text("ok"))
     sid2 = await new_session(second, workspace)
     assert await prompt(second, sid2, "write three") == "end_turn"
@@ -113,11 +116,13 @@ async def test_reject_once_tells_the_model_and_leaves_the_file(
 ) -> None:
     (workspace / "keep.txt").write_text("original\n")
     asked = answer_permissions(server, "reject_once")
+    edits = install_apply_edit(server)
     fake_llm.script(Reply.tool_call("write_file", {"path": "keep.txt", "content": "clobbered"}), Reply.text("ok"))
     sid = await new_session(server, workspace)
     assert await prompt(server, sid, "overwrite keep.txt") == "end_turn"
     assert len(asked) == 1
     assert (workspace / "keep.txt").read_text() == "original\n"
+    assert edits == []
     result = tool_results(sent_messages(fake_llm, 1))[-1]
     assert "declined" in result
     assert final_tool_updates(server, sid)[-1]["status"] == "failed"
@@ -130,6 +135,7 @@ async def test_sandbox_escapes_are_refused(
     outside.write_text("secret\n")
     (workspace / "link.txt").symlink_to(outside)
     answer_permissions(server, "allow_once")
+    edits = install_apply_edit(server)
     fake_llm.script(
         Reply(steps=[ToolCalls([
             FakeToolCall("read_file", {"path": "../outside.txt"}),
@@ -150,6 +156,7 @@ async def test_sandbox_escapes_are_refused(
         assert text.startswith("Error:") and "outside the workspace" in text, text
         assert "secret" not in text and "root:" not in text
     assert outside.read_text() == "secret\n"
+    assert edits == []
     assert not (tmp_path / "abs.txt").exists()
     assert all(u["status"] == "failed" for u in final_tool_updates(server, sid))
 

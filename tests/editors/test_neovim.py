@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes.fake_llm import Delay, FakeLLMServer, Reply, Text, Thinking
+from tests.fakes.fake_llm import Delay, FakeLLMServer, FakeModel, Reply, Text, Thinking
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "editors" / "neovim"
@@ -52,7 +52,10 @@ class Nvim:
         env.update(
             AGENT_TEST_CONFIG=str(config_path),
             AGENT_SERVER_STORE__PATH=str(self.db),
-            **{var: str(run_dir / var.lower()) for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")},
+            **{
+                var: str(run_dir / var.lower())
+                for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
+            },
         )
         proc = subprocess.run(
             [NVIM, "--headless", "-i", "NONE", "--clean", "-l", str(SCRIPTS / script)],
@@ -66,6 +69,8 @@ class Nvim:
         result: dict[str, Any] = json.loads(result_path.read_text())
         assert "error" not in result, f"{script} failed: {result['error']}\n{proc.stderr[-2000:]}"
         result["stderr"] = proc.stderr
+        print(f"--- {script}: chat buffer ---\n{result.get('chat')}\n--- notifications ---\n{result['notifications']}")
+        print(f"--- nvim stderr ---\n{proc.stderr[-3000:]}")
         return result
 
 
@@ -103,3 +108,162 @@ def test_chat_streams_the_answer_into_a_markdown_buffer(nvim: Nvim, fake_llm: Fa
     assert errors(result) == []
     sent = fake_llm.chat_requests()
     assert sent[0].json["messages"][-1]["content"] == "Say hello"
+
+
+def test_approval_through_vim_ui_select_lets_the_agent_write(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.script(Reply.tool_call("write_file", {"path": "hello.txt", "content": "hi\n"}), Reply.text("done"))
+    result = nvim.run("approval.lua")
+    assert result["waited"] and result["stop_reason"] == "end_turn"
+    [asked] = result["asked"]
+    assert asked["items"] == ["Allow once", "Always allow", "Reject", "Always reject"]
+    assert "hello.txt" in asked["prompt"]
+    assert (workspace / "hello.txt").read_text() == "hi\n"
+    chat = result["chat"]
+    # One tool block, updated in place from pending to completed.
+    assert chat.count("▸ `Write hello.txt`") == 1 and "✓ completed" in chat and "pending" not in chat
+    assert chat.rstrip().endswith("done")
+    # The edit went through Neovim (workspace/applyEdit): the buffer holds it and was saved on request.
+    assert result["hello_buffer"] == ["hi"]
+    assert result["hello_modified"] is False
+    assert errors(result) == []
+
+
+def test_rejected_approval_leaves_the_file_alone(nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer) -> None:
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "hello.txt", "content": "hi\n"}), Reply.text("ok, not writing")
+    )
+    result = nvim.run("approval.lua", setup={"choose": "Reject"})
+    assert result["waited"] and result["stop_reason"] == "end_turn"
+    assert not (workspace / "hello.txt").exists()
+    assert "failed" in result["chat"] or "reject" in result["chat"].lower()
+
+
+def test_agent_stop_cancels_a_long_answer(nvim: Nvim, fake_llm: FakeLLMServer) -> None:
+    steps: list[Any] = []
+    for i in range(300):
+        steps += [Text(f"chunk{i} "), Delay(0.1)]
+    fake_llm.script(Reply(steps=steps))
+    result = nvim.run("stop.lua")
+    assert result["streaming"], "the answer never started streaming"
+    assert result["waited"] and result["stop_reason"] == "cancelled"
+    assert "stopped: cancelled" in result["chat"]
+    assert "chunk299" not in result["chat"]
+    assert fake_llm.chat_requests()[0].wait_done(5)
+
+
+def test_agent_index_reports_lsp_progress(nvim: Nvim, workspace: Path) -> None:
+    for i in range(5):
+        (workspace / f"mod{i}.py").write_text(f"def function_{i}(x):\n    return x + {i}\n")
+    result = nvim.run("index.lua")
+    assert result["waited"], f"no progress end: {result['progress']}"
+    kinds = [p["kind"] for p in result["progress"] if p["client"] == "agent-server"]
+    assert kinds[0] == "begin" and kinds[-1] == "end"
+    assert errors(result) == []
+
+
+def test_agent_sessions_resumes_a_session_from_another_server_process(
+    nvim: Nvim, fake_llm: FakeLLMServer, workspace: Path
+) -> None:
+    fake_llm.script(Reply.text("Banana is remembered."))
+    first = nvim.run("session_create.lua")
+    assert first["waited"] and first["session_id"]
+    fake_llm.script(Reply.text("Still banana."))
+    second = nvim.run("session_resume.lua")
+    assert [o["id"] for o in second["offered"]] == [first["session_id"]]
+    assert second["waited"] and second["loaded"]["ok"]
+    chat = second["chat"]
+    assert "Remember the word banana" in chat and "Banana is remembered." in chat
+    assert second["waited2"] and second["turn"]["session_id"] == first["session_id"]
+    assert chat.rstrip().endswith("Still banana.")
+    # The model saw the earlier exchange.
+    messages = fake_llm.chat_requests()[-1].json["messages"]
+    assert any("Banana is remembered." in str(m.get("content")) for m in messages)
+
+
+def test_checkhealth_agent_passes(nvim: Nvim) -> None:
+    result = nvim.run("health.lua")
+    health = result["health"]
+    assert "agent" in health and "OK" in health
+    assert "ERROR" not in health, health
+    assert "127.0.0.1" in health  # the LLM server it reached
+
+
+def test_agent_ask_sends_the_selection_as_a_resource_with_its_range(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n    total = 0\n")
+    fake_llm.script(Reply.text("It adds two numbers."))
+    result = nvim.run("ask.lua")
+    assert result["waited"]
+    resource, question = result["prompt"]
+    assert question == {"type": "text", "text": "What does this do?"}
+    assert resource["type"] == "resource"
+    assert resource["resource"]["uri"] == (workspace / "calc.py").as_uri()
+    assert resource["resource"]["text"] == "return a + b\n    total = 0"
+    assert resource["resource"]["mimeType"] == "text/x-python"
+    assert resource["_meta"]["range"] == {"start": {"line": 1, "character": 4}, "end": {"line": 2, "character": 13}}
+    assert "It adds two numbers." in result["chat"] and "calc.py:2-3" in result["chat"]
+    sent = json.dumps(fake_llm.chat_requests()[0].json["messages"])
+    assert "What does this do?" in sent and "total = 0" in sent
+    assert result["clients_on_file"] == 1  # the file buffer is synced to the same server
+
+
+def test_agent_model_switches_the_model(nvim: Nvim, fake_llm: FakeLLMServer) -> None:
+    fake_llm.models.append(FakeModel("small:1b", context_length=8192, capabilities=["completion"]))
+    fake_llm.script(Reply.text("small model here"))
+    result = nvim.run("model.lua")
+    assert any("qwen3:8b" in o for o in result["offered"]) and any("small:1b" in o for o in result["offered"])
+    assert result["selected"] and result["waited"]
+    assert fake_llm.chat_requests()[-1].json["model"] == "small:1b"
+
+
+def test_checkhealth_reports_an_unreachable_llm_server_as_an_error(nvim: Nvim) -> None:
+    dead = {"llm": {"provider": "ollama", "baseUrl": "http://127.0.0.1:9", "model": "m", "retries": 0}}
+    result = nvim.run("health.lua", setup=dead)
+    assert "ERROR" in result["health"] and "127.0.0.1:9" in result["health"]
+    assert "server starts" in result["health"]  # the server itself is fine
+
+
+def test_installs_as_a_plain_package_with_help_tags(tmp_path: Path) -> None:
+    assert NVIM
+    start = tmp_path / "pack" / "agent" / "start"
+    start.mkdir(parents=True)
+    shutil.copytree(PLUGIN, start / "agent.nvim")
+    out = tmp_path / "out.txt"
+    lua = (
+        f"local f = io.open({json.dumps(str(out))}, 'w');"
+        "f:write(vim.fn.exists(':AgentChat'), ' ', vim.fn.exists(':AgentAsk'), ' ', tostring(pcall(require, 'agent.health')));"
+        "f:close()"
+    )
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    subprocess.run(
+        [
+            NVIM,
+            "--headless",
+            "-u",
+            "NONE",
+            "-i",
+            "NONE",
+            "--cmd",
+            f"set packpath^={tmp_path}",
+            "--cmd",
+            "packloadall",
+            "-c",
+            "helptags ALL",
+            "-c",
+            f"lua {lua}",
+            "-c",
+            "qa!",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert out.read_text() == "2 2 true"
+    tags = (start / "agent.nvim" / "doc" / "tags").read_text()
+    for tag in ("agent-setup", ":AgentChat", ":AgentAsk", ":AgentSessions", "agent-approvals", "agent-health"):
+        assert f"{tag}\tagent.txt" in tags

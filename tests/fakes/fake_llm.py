@@ -263,6 +263,9 @@ class RecordedRequest:
     body: bytes = b""
     disconnected: bool = False  # the client closed the connection before the response ended
     done: threading.Event = field(default_factory=threading.Event, repr=False)
+    # Streamed replies: (time.perf_counter() after the write drained, frames written so far) per TCP write. On Linux
+    # perf_counter is CLOCK_MONOTONIC, shared by all processes, so benchmarks can compare it with their own clock.
+    writes: list[tuple[float, int]] = field(default_factory=list)
 
     def wait_done(self, timeout: float = 5.0) -> bool:
         """Block until the server finished (or abandoned) this response."""
@@ -754,7 +757,7 @@ class FakeLLMServer:
     async def _control(self, req: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
         if req.path == "/_fake/requests":
             out = [
-                {"method": r.method, "path": r.path, "json": r.json, "disconnected": r.disconnected}
+                {"method": r.method, "path": r.path, "json": r.json, "disconnected": r.disconnected, "writes": r.writes}
                 for r in self.requests
                 if not r.path.startswith("/_fake/")
             ]
@@ -930,7 +933,7 @@ class FakeLLMServer:
         else:
             frames = render_ollama_lines(reply, model)
             ctype = "application/x-ndjson"
-        await self._stream(reader, writer, frames, reply, ctype)
+        await self._stream(reader, writer, frames, reply, ctype, req.writes)
         return False
 
     async def _sleep_watching(self, reader: asyncio.StreamReader, seconds: float) -> None:
@@ -943,7 +946,13 @@ class FakeLLMServer:
             raise _ClientGone()
 
     async def _stream(
-        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, frames: list[_Frame], reply: Reply, ctype: str
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        frames: list[_Frame],
+        reply: Reply,
+        ctype: str,
+        writes: list[tuple[float, int]] | None = None,
     ) -> None:
         # Connection: close keeps the hang-up detector from eating the first byte of a keep-alive follow-up request.
         head = f"HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n"
@@ -954,10 +963,15 @@ class FakeLLMServer:
         try:
             batch: list[bytes] = []
             per_write = reply.coalesce if reply.coalesce > 0 else len(frames) + 1
+            sent = 0
 
             async def flush() -> None:
+                nonlocal sent
                 if batch:
                     await self._write_chunk(writer, b"".join(batch), reply.split_writes, gone)
+                    sent += len(batch)
+                    if writes is not None:
+                        writes.append((time.perf_counter(), sent))
                     batch.clear()
 
             for frame in frames:

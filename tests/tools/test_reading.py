@@ -1,4 +1,3 @@
-# ruff: noqa: ASYNC240  (tests read small temp files directly)
 from __future__ import annotations
 
 from pathlib import Path

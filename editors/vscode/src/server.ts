@@ -80,19 +80,22 @@ export class AgentServer implements vscode.Disposable {
       await Promise.all(docs.map((d) => d.save()));
       return {};
     });
+    let initialStart = true;
     client.onDidChangeState((e) => {
-      if (e.newState === State.Stopped && this.client === client) {
+      if (this.client !== client) return;
+      if (e.newState === State.Stopped) {
         this.controller.attach(undefined);
         this.controller.setServerState("stopped", "The agent server stopped. Run “Agent: Restart Server”.");
+      } else if (e.newState === State.Running && !initialStart) {
+        // The language client restarted a crashed server by itself: handshake again, then resume.
+        void this.handshake(client).catch((err) => this.output.error(`after an automatic restart: ${String(err)}`));
       }
     });
     this.client = client;
     try {
       await client.start();
-      await client.sendRequest("agent/initialize", { protocolVersion: 1, clientCapabilities: {} });
-      this.controller.attach(this.rpc);
-      this.controller.setServerState("running");
-      this.output.info("agent server running");
+      initialStart = false;
+      await this.handshake(client);
     } catch (err) {
       const message = `Could not start the agent server (${command} ${args.join(" ")}): ${
         err instanceof Error ? err.message : String(err)
@@ -101,6 +104,13 @@ export class AgentServer implements vscode.Disposable {
       this.controller.setServerState("failed", message);
       void vscode.window.showErrorMessage(message, "Show Logs").then((c) => c && this.output.show());
     }
+  }
+
+  private async handshake(client: LanguageClient): Promise<void> {
+    await client.sendRequest("agent/initialize", { protocolVersion: 1, clientCapabilities: {} });
+    this.controller.attach(this.rpc);
+    this.controller.setServerState("running");
+    this.output.info("agent server running");
   }
 
   async stop(): Promise<void> {

@@ -42,12 +42,12 @@ export function diffLines(oldText: string, newText: string): DiffLine[] {
         middle.push({ op: " ", text: midA[i]! });
         i++;
         j++;
-      } else if (j < m && (i >= n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
-        middle.push({ op: "+", text: midB[j]! });
-        j++;
-      } else {
+      } else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) {
         middle.push({ op: "-", text: midA[i]! });
         i++;
+      } else {
+        middle.push({ op: "+", text: midB[j]! });
+        j++;
       }
     }
   }

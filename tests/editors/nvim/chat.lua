@@ -3,7 +3,7 @@ local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helper
 
 H.run(function()
   vim.cmd('AgentChat Say hello')
-  H.result.waited = H.wait(8000, function()
+  H.result.waited = H.wait(20000, function()
     return H.event('AgentTurnDone') ~= nil
   end)
   local chat = H.chat()
@@ -15,7 +15,6 @@ H.run(function()
   local folded = {}
   vim.api.nvim_win_call(chat.win, function()
     for l = 1, vim.api.nvim_buf_line_count(chat.buf) do
-      table.insert(H.result.events, { name = "dbg", data = { l, vim.fn.foldlevel(l), vim.fn.foldclosed(l), vim.wo.foldmethod, vim.wo.foldexpr, vim.wo.foldenable } })
       if vim.fn.foldclosed(l) ~= -1 then
         table.insert(folded, vim.fn.getline(l))
       end
@@ -26,7 +25,7 @@ H.run(function()
   vim.api.nvim_buf_set_lines(chat.input_buf, 0, -1, false, { 'And again?' })
   vim.api.nvim_set_current_win(chat.input_win)
   vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<CR>', true, false, true), 'x', false)
-  H.result.waited2 = H.wait(8000, function()
+  H.result.waited2 = H.wait(20000, function()
     local n = 0
     for _, e in ipairs(H.result.events) do
       n = n + (e.name == 'AgentTurnDone' and 1 or 0)

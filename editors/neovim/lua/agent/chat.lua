@@ -73,6 +73,39 @@ local function append_stream(chat, text, prefix)
   end)
 end
 
+--- Close the folds of finished reasoning and tool output (a fold created under the cursor starts open).
+local function close_folds(chat)
+  if not config.options.fold_thinking or not valid_buf(chat.buf) or #chat.to_close == 0 then
+    return
+  end
+  local rows = {}
+  for _, item in ipairs(chat.to_close) do
+    local ok, pos = pcall(vim.api.nvim_buf_get_extmark_by_id, chat.buf, ns, item.mark, {})
+    if ok and pos[1] then
+      table.insert(rows, pos[1] + 1 + item.offset)
+    end
+  end
+  chat.to_close = {}
+  for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
+    if vim.wo[win].foldmethod == 'expr' then
+      vim.api.nvim_win_call(win, function()
+        for _, row in ipairs(rows) do
+          if vim.fn.foldlevel(row) > 0 and vim.fn.foldclosed(row) == -1 then
+            vim.cmd(('silent! %dfoldclose'):format(row))
+          end
+        end
+      end)
+    end
+  end
+end
+
+local function fold_later(chat, offset)
+  local buf = chat.buf
+  local row = vim.api.nvim_buf_line_count(buf) - 1
+  local mark = vim.api.nvim_buf_set_extmark(buf, ns, row, 0, { right_gravity = false })
+  table.insert(chat.to_close, { mark = mark, offset = offset or 0 })
+end
+
 --- Start a block of `mode` ('text', 'thought', 'tool', 'note'): separate it from the previous one.
 local function begin(chat, mode, role)
   role = role or 'agent'
@@ -89,9 +122,13 @@ local function begin(chat, mode, role)
     return false
   end
   if chat.mode ~= 'start' then
-    append_lines(chat, { '' , '' })
+    append_lines(chat, { '', '' })
   end
+  close_folds(chat)
   chat.mode = mode
+  if mode == 'thought' then
+    fold_later(chat)
+  end
   return true
 end
 
@@ -124,7 +161,12 @@ local function on_tool(chat, u)
       block.data[k] = v
     end
   end
-  set_block(chat, block, render.tool_lines(block.data, config.options.tool_result_lines))
+  local lines = render.tool_lines(block.data, config.options.tool_result_lines)
+  set_block(chat, block, lines)
+  if #lines > 1 and not block.folded then
+    block.folded = true
+    table.insert(chat.to_close, { mark = block.mark, offset = 1 })
+  end
 end
 
 local function on_plan(chat, u)
@@ -201,7 +243,7 @@ local function map(buf, mode, lhs, fn, desc)
 end
 
 local function reset(chat)
-  chat.role, chat.mode, chat.tools, chat.plan = nil, nil, {}, nil
+  chat.role, chat.mode, chat.tools, chat.plan, chat.to_close = nil, nil, {}, nil, {}
   if valid_buf(chat.buf) then
     edit(chat, function(buf)
       vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
@@ -214,7 +256,7 @@ end
 function M.get(st)
   local chat = M.by_client[st.id]
   if not chat then
-    chat = { client_id = st.id, root = st.root, tools = {}, busy = false }
+    chat = { client_id = st.id, root = st.root, tools = {}, busy = false, to_close = {} }
     M.by_client[st.id] = chat
   end
   if not valid_buf(chat.buf) then
@@ -238,6 +280,7 @@ local function setup_window(win, fold)
     vim.wo[win].foldexpr = "v:lua.require'agent.render'.foldexpr(v:lnum)"
     vim.wo[win].foldtext = "v:lua.require'agent.render'.foldtext()"
     vim.wo[win].foldlevel = 0
+    vim.wo[win].foldminlines = 0 -- a one-line thought folds too
     vim.wo[win].foldenable = true
   end
 end
@@ -342,6 +385,7 @@ function M.send(chat, blocks)
     return
   end
   chat.busy = true
+  chat.last_prompt = blocks
   set_winbar(chat)
   with_session(chat, cl, function()
     chat.plan = nil
@@ -352,6 +396,7 @@ function M.send(chat, blocks)
     client.request(cl, 'agent/session/prompt', params, function(err, result)
       chat.busy = false
       set_winbar(chat)
+      close_folds(chat)
       local reason
       if err then
         reason = 'error'
@@ -393,6 +438,7 @@ function M.load(chat, session)
   M.by_session[chat.session_id] = chat
   local params = { sessionId = session.sessionId, cwd = chat.root, mcpServers = {} }
   client.call(cl, 'agent/session/load', params, function(result)
+    close_folds(chat)
     if result then
       M.note(chat, 'resumed: ' .. (session.title or session.sessionId))
     end

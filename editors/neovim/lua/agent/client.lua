@@ -88,7 +88,34 @@ local function handlers()
     ['agent/_saveDocuments'] = function(_, params)
       return M.save_documents(params and params.uris or {})
     end,
+    ['workspace/applyEdit'] = M.apply_edit,
   }
+end
+
+--- Neovim's own workspace/applyEdit, plus one fix: a created file's text "hi\n" becomes lines {"hi", ""} in a
+--- buffer, which would be saved as "hi\n\n"; drop that last line (or mark a file without final newline as such).
+function M.apply_edit(err, params, ctx)
+  local created = {}
+  for _, change in ipairs(params and params.edit and params.edit.documentChanges or {}) do
+    if change.kind == 'create' and change.uri then
+      created[change.uri] = true
+    end
+  end
+  local result = vim.lsp.handlers['workspace/applyEdit'](err, params, ctx)
+  for uri in pairs(created) do
+    local bufnr = vim.fn.bufnr(vim.uri_to_fname(uri))
+    if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) then
+      local n = vim.api.nvim_buf_line_count(bufnr)
+      local last = vim.api.nvim_buf_get_lines(bufnr, n - 1, n, false)[1]
+      if n > 1 and last == '' then
+        vim.api.nvim_buf_set_lines(bufnr, n - 1, n, false, {})
+      elseif last ~= '' then
+        vim.bo[bufnr].eol = false
+        vim.bo[bufnr].fixeol = false
+      end
+    end
+  end
+  return result
 end
 
 --- Write the buffers the server asks for (after a tool changed them), so commands run later see them.

@@ -69,7 +69,6 @@ function M.ask(params, _)
   elseif policy == 'reject' then
     return selected(find(options, 'reject_once') or find(options, 'reject_always'))
   end
-  chat.note(params.sessionId, 'waiting for approval: ' .. describe(params.toolCall or {}))
   local choice = pick(options, {
     prompt = 'Agent wants to: ' .. describe(params.toolCall or {}),
     kind = 'agent_permission',
@@ -77,7 +76,7 @@ function M.ask(params, _)
       return opt.name
     end,
   })
-  chat.note(params.sessionId, choice and ('answer: ' .. choice.name) or 'answer: cancelled')
+  chat.note(params.sessionId, describe(params.toolCall or {}) .. ': ' .. (choice and choice.name or 'cancelled'))
   return selected(choice)
 end
 

@@ -7,7 +7,11 @@ M.DETAIL = '  │ ' -- prefix of tool output lines (folded)
 local icons = { pending = '…', in_progress = '⟳', completed = '✓', failed = '✗' }
 
 local function split(text)
-  return vim.split(text or '', '\n', { plain = true })
+  local lines = vim.split(text or '', '\n', { plain = true })
+  if #lines > 1 and lines[#lines] == '' then
+    table.remove(lines) -- "a\nb\n" is two lines
+  end
+  return lines
 end
 
 local function content_text(block)
@@ -35,10 +39,16 @@ function M.tool_lines(tc, max)
   local details = {}
   for _, item in ipairs(type(tc.content) == 'table' and tc.content or {}) do
     if item.type == 'diff' then
-      local old, new = split(item.oldText or ''), split(item.newText or '')
-      table.insert(details, ('diff %s (%d → %d lines)'):format(vim.fn.fnamemodify(item.path or '', ':.'), item.oldText and #old or 0, #new))
-      for _, l in ipairs(new) do
-        table.insert(details, '+' .. l)
+      local new = split(item.newText or '')
+      local path = vim.fn.fnamemodify(item.path or '', ':.')
+      if item.oldText == nil or item.oldText == vim.NIL then
+        table.insert(details, ('new file %s (%d lines)'):format(path, #new))
+        for _, l in ipairs(new) do
+          table.insert(details, '+' .. l)
+        end
+      else
+        table.insert(details, ('diff %s'):format(path))
+        vim.list_extend(details, M.unified(item.oldText, item.newText or ''))
       end
     else
       local text = content_text(item.content) or content_text(item)
@@ -60,6 +70,21 @@ function M.tool_lines(tc, max)
     table.insert(lines, M.DETAIL .. l)
   end
   return lines
+end
+
+--- The hunks of a unified diff (no file headers), or the new text when no diff function exists.
+function M.unified(old, new)
+  local diff = (vim.text and vim.text.diff) or vim.diff
+  local norm = function(t)
+    return t:sub(-1) == '\n' and t or (t .. '\n')
+  end
+  local ok, out = pcall(diff, norm(old), norm(new), { ctxlen = 1 })
+  if not ok or type(out) ~= 'string' then
+    return vim.tbl_map(function(l)
+      return '+' .. l
+    end, split(new))
+  end
+  return split(out)
 end
 
 local marks = { completed = '[x]', in_progress = '[~]', pending = '[ ]' }

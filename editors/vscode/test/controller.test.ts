@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ChatController, type ChatHost, type Rpc } from "../src/chatController";
+import type { ToWebview } from "../src/messages";
+import type { PermissionOutcome } from "../src/protocol";
+
+/** A scripted server connection: answers by method, records every call. */
+class ScriptedRpc implements Rpc {
+  calls: [string, unknown][] = [];
+  notes: [string, unknown][] = [];
+  handlers = new Map<string, (params: any) => unknown>();
+  on(method: string, handler: (params: any) => unknown): this {
+    this.handlers.set(method, handler);
+    return this;
+  }
+  async request<T>(method: string, params: unknown): Promise<T> {
+    this.calls.push([method, params]);
+    const h = this.handlers.get(method);
+    if (!h) throw new Error(`Method Not Found: ${method}`);
+    return (await h(params)) as T;
+  }
+  notify(method: string, params: unknown): void {
+    this.notes.push([method, params]);
+    this.handlers.get(method)?.(params);
+  }
+}
+
+async function setup(): Promise<{ host: ChatHost & { shown: ToWebview[]; reveals: number }; controller: ChatController; rpc: ScriptedRpc }> {
+  const host = {
+    shown: [] as ToWebview[],
+    reveals: 0,
+    broadcast(m: ToWebview) {
+      host.shown.push(m);
+    },
+    reveal() {
+      host.reveals++;
+    },
+    cwd: () => "/proj",
+    copy() {},
+    indexWorkspace() {},
+  };
+  const controller = new ChatController(host);
+  const rpc = new ScriptedRpc()
+    .on("agent/session/new", () => ({ sessionId: "sess_1" }))
+    .on("agent/_models/list", () => ({ current: "m1", models: [{ name: "m1" }, { name: "m2" }] }));
+  controller.attach(rpc);
+  await new Promise((r) => setImmediate(r)); // let the model list arrive
+  return { host, controller, rpc };
+}
+
+const types = (shown: ToWebview[]) => shown.map((m) => m.type);
+
+test("send creates a session in the workspace, prompts, and relays only this session's updates", async () => {
+  const { host, controller, rpc } = await setup();
+  rpc.on("agent/session/prompt", (p: { sessionId: string }) => {
+    controller.onSessionUpdate({ sessionId: p.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Hi" } } });
+    controller.onSessionUpdate({ sessionId: "sess_other", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "X" } } });
+    return { stopReason: "end_turn" };
+  });
+  host.shown.length = 0;
+  await controller.handle({ type: "send", text: "hello" }, () => {});
+  assert.deepEqual(rpc.calls.filter(([m]) => m.startsWith("agent/session")), [
+    ["agent/session/new", { cwd: "/proj", mcpServers: [] }],
+    ["agent/session/prompt", { sessionId: "sess_1", prompt: [{ type: "text", text: "hello" }] }],
+  ]);
+  assert.deepEqual(types(host.shown), ["user", "turnStart", "update", "turnEnd"]);
+  assert.deepEqual(host.shown.at(-1), { type: "turnEnd", stopReason: "end_turn" });
+  // The second prompt reuses the session.
+  await controller.handle({ type: "send", text: "again" }, () => {});
+  assert.equal(rpc.calls.filter(([m]) => m === "agent/session/new").length, 1);
+});
+
+test("stop sends agent/session/cancel and the turn ends as cancelled", async () => {
+  const { host, controller, rpc } = await setup();
+  let finish!: (r: { stopReason: string }) => void;
+  rpc.on("agent/session/prompt", () => new Promise((resolve) => (finish = resolve)));
+  rpc.on("agent/session/cancel", () => finish({ stopReason: "cancelled" }));
+  const turn = controller.handle({ type: "send", text: "long" }, () => {});
+  await new Promise((r) => setImmediate(r));
+  assert.equal(controller.isBusy, true);
+  await controller.handle({ type: "stop" }, () => {});
+  await turn;
+  assert.deepEqual(rpc.notes, [["agent/session/cancel", { sessionId: "sess_1" }]]);
+  assert.deepEqual(host.shown.at(-1), { type: "turnEnd", stopReason: "cancelled" });
+  assert.equal(controller.isBusy, false);
+});
+
+test("a permission request is shown, revealed, and answered with the clicked option", async () => {
+  const { host, controller } = await setup();
+  const answer = controller.requestPermission({
+    sessionId: "sess_1",
+    toolCall: { toolCallId: "c1", title: "Write a.txt" },
+    options: [{ optionId: "allow_once", name: "Allow once", kind: "allow_once" }],
+  });
+  const shown = host.shown.find((m) => m.type === "permission");
+  assert.ok(shown && shown.type === "permission");
+  assert.equal(host.reveals, 1);
+  await controller.handle({ type: "permission", requestId: shown.requestId, optionId: "allow_once" }, () => {});
+  assert.deepEqual(await answer, { outcome: { outcome: "selected", optionId: "allow_once" } });
+  assert.deepEqual(host.shown.at(-1), { type: "permissionResolved", requestId: shown.requestId, optionId: "allow_once" });
+});
+
+test("a permission the server cancels, or one pending at stop, is answered cancelled", async () => {
+  const { controller } = await setup();
+  let cancel!: () => void;
+  const answer = controller.requestPermission(
+    { sessionId: "s", toolCall: { toolCallId: "c" }, options: [] },
+    { onCancellationRequested: (cb) => (cancel = cb) },
+  );
+  cancel();
+  const expected: PermissionOutcome = { outcome: { outcome: "cancelled" } };
+  assert.deepEqual(await answer, expected);
+});
+
+test("a failing prompt shows the server's error and ends the turn", async () => {
+  const { host, controller, rpc } = await setup();
+  rpc.on("agent/session/prompt", () => {
+    throw new Error("cannot reach the LLM server at http://127.0.0.1:9: connection refused");
+  });
+  await controller.handle({ type: "send", text: "hi" }, () => {});
+  const error = host.shown.find((m) => m.type === "error");
+  assert.ok(error && error.type === "error" && error.message.includes("127.0.0.1:9"));
+  assert.deepEqual(host.shown.at(-1), { type: "turnEnd", stopReason: "error" });
+});
+
+test("without a server the chat says how to find out why", async () => {
+  const host = { shown: [] as ToWebview[], broadcast: (m: ToWebview) => host.shown.push(m), reveal() {}, cwd: () => "/", copy() {}, indexWorkspace() {} };
+  const controller = new ChatController(host);
+  await controller.handle({ type: "send", text: "hi" }, () => {});
+  assert.match(JSON.stringify(host.shown), /not running.*Show Logs/);
+});
+
+test("session list, resume (history replayed after a reset), models list and select", async () => {
+  const { host, controller, rpc } = await setup();
+  rpc.on("agent/session/list", () => ({ sessions: [{ sessionId: "sess_old", cwd: "/proj", title: "Old chat" }] }));
+  rpc.on("agent/session/load", (p: { sessionId: string }) => {
+    controller.onSessionUpdate({ sessionId: p.sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "old q" } } });
+    return {};
+  });
+  rpc.on("agent/_models/select", (p: { model: string }) => ({ current: p.model }));
+  const replies: ToWebview[] = [];
+  await controller.handle({ type: "listSessions" }, (m) => replies.push(m));
+  assert.deepEqual(replies, [{ type: "sessions", sessions: [{ sessionId: "sess_old", cwd: "/proj", title: "Old chat" }] }]);
+  host.shown.length = 0;
+  await controller.handle({ type: "loadSession", sessionId: "sess_old" }, () => {});
+  assert.deepEqual(types(host.shown), ["reset", "update"]);
+  assert.equal(controller.currentSession, "sess_old");
+  await controller.handle({ type: "selectModel", model: "m2" }, () => {});
+  assert.deepEqual(host.shown.at(-1), { type: "models", list: { current: "m2", models: [{ name: "m1" }, { name: "m2" }] } });
+  // A webview that opens later gets the whole chat replayed.
+  const late: ToWebview[] = [];
+  await controller.handle({ type: "ready" }, (m) => late.push(m));
+  assert.deepEqual(types(late), ["reset", "update", "models"]);
+});
+
+test("new chat forgets the session so the next prompt starts a new one", async () => {
+  const { controller, rpc } = await setup();
+  rpc.on("agent/session/prompt", () => ({ stopReason: "end_turn" }));
+  await controller.prompt([{ type: "text", text: "a" }]);
+  await controller.handle({ type: "newChat" }, () => {});
+  assert.equal(controller.currentSession, undefined);
+  await controller.prompt([{ type: "text", text: "b" }]);
+  assert.equal(rpc.calls.filter(([m]) => m === "agent/session/new").length, 2);
+});

@@ -1,0 +1,273 @@
+// End-to-end: real VS Code (code-server) + the packaged extension + the real agent-server + the fake LLM,
+// driven by Playwright in headless Chromium. Prints one line per scenario and exits non-zero on any failure.
+//
+// Env: CODE_SERVER (bin), AGENT_PYTHON (a Python with agent_server), VSIX, CHROMIUM (default /usr/bin/chromium).
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const extRoot = resolve(here, "../..");
+const repoRoot = resolve(extRoot, "../..");
+const results = join(extRoot, "test-results");
+const codeServer = process.env.CODE_SERVER ?? "code-server";
+const python = process.env.AGENT_PYTHON ?? join(repoRoot, ".venv/bin/python");
+const vsix = process.env.VSIX ?? join(extRoot, "agent-server.vsix");
+const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const MODEL = "qwen3:8b";
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const log = (...a) => console.log(`[e2e ${new Date().toISOString().slice(11, 19)}]`, ...a);
+
+async function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+    s.on("error", rej);
+  });
+}
+
+async function until(what, fn, timeoutMs = 30000, everyMs = 100) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(everyMs);
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+}
+
+function startFakeLlm(env) {
+  const proc = spawn(python, ["-m", "tests.fakes.fake_llm", "--port", "0", "--model", MODEL], {
+    cwd: repoRoot,
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((res, rej) => {
+    let out = "";
+    proc.stdout.on("data", (d) => {
+      out += d;
+      const m = /READY (\S+)/.exec(out);
+      if (m) res({ proc, url: m[1] });
+    });
+    proc.on("exit", (code) => rej(new Error(`fake LLM exited (${code}) before READY`)));
+  });
+}
+
+async function script(url, replies) {
+  const r = await fetch(`${url}/_fake/script`, { method: "POST", body: JSON.stringify(replies) });
+  if (!r.ok) throw new Error(`POST /_fake/script: ${r.status} ${await r.text()}`);
+}
+
+async function main() {
+  mkdirSync(results, { recursive: true });
+  const tmp = mkdtempSync(join(tmpdir(), "agent-vscode-e2e-"));
+  const ws = join(tmp, "workspace");
+  const ud = join(tmp, "user-data");
+  const ext = join(tmp, "extensions");
+  for (const d of [ws, join(ud, "User"), ext, join(tmp, "xdg")]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(ws, "README.md"), "# demo project\n");
+  const env = {
+    ...process.env,
+    XDG_CONFIG_HOME: join(tmp, "xdg/config"),
+    XDG_DATA_HOME: join(tmp, "xdg/data"),
+    XDG_STATE_HOME: join(tmp, "xdg/state"),
+    XDG_CACHE_HOME: join(tmp, "xdg/cache"),
+    AGENT_SERVER_STORE__PATH: join(tmp, "agent.db"),
+    EXTENSIONS_GALLERY: "{}",
+  };
+  const cleanups = [];
+  const outcomes = [];
+  let page;
+  try {
+    const fake = await startFakeLlm(env);
+    cleanups.push(() => fake.proc.kill());
+    log("fake LLM at", fake.url);
+
+    writeFileSync(
+      join(ud, "User/settings.json"),
+      JSON.stringify(
+        {
+          "workbench.startupEditor": "none",
+          "security.workspace.trust.enabled": false,
+          "telemetry.telemetryLevel": "off",
+          "update.mode": "none",
+          "extensions.autoCheckUpdates": false,
+          "extensions.autoUpdate": false,
+          "chat.disableAIFeatures": true,
+          "workbench.tips.enabled": false,
+          "agentServer.serverCommand": [python, "-m", "agent_server", "serve", "--log-level", "INFO"],
+          "agentServer.llm.provider": "ollama",
+          "agentServer.llm.baseUrl": fake.url,
+          "agentServer.llm.model": MODEL,
+        },
+        null,
+        2,
+      ),
+    );
+    const install = spawnSync(codeServer, ["--extensions-dir", ext, "--user-data-dir", ud, "--install-extension", vsix], {
+      env,
+      encoding: "utf8",
+    });
+    if (install.status !== 0) throw new Error(`installing the vsix failed: ${install.stderr}${install.stdout}`);
+
+    const port = await freePort();
+    const cs = spawn(
+      codeServer,
+      [
+        "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
+        "--disable-workspace-trust", "--disable-getting-started-override", "--extensions-dir", ext,
+        "--user-data-dir", ud, ws,
+      ],
+      { env, detached: true, stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let csErr = "";
+    cs.stderr.on("data", (d) => (csErr += d));
+    cleanups.push(() => {
+      try {
+        process.kill(-cs.pid, "SIGTERM"); // the whole group: code-server leaves a watcher child otherwise
+      } catch {}
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await until("code-server /healthz", async () => (await fetch(`${base}/healthz`)).ok, 60000, 250).catch((e) => {
+      throw new Error(`${e.message}\n${csErr}`);
+    });
+    log("code-server up on", port);
+
+    const browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+    });
+    cleanups.push(() => browser.close());
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${base}/?folder=${encodeURIComponent(ws)}`);
+    await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
+    // Commands exist only once the extension host has registered the extension: wait for its activity bar entry.
+    await page.waitForSelector('.activitybar [aria-label^="Agent"]', { timeout: 60000 });
+    log("workbench loaded");
+
+    const runCommand = async (title) => {
+      await page.keyboard.press("F1");
+      await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+      await page.keyboard.type(title);
+      // Pick the row whose label is exactly the title: VS Code's own chat commands match "Agent: New Chat" too.
+      const row = await until(`the palette entry ${title}`, async () => {
+        for (const r of await page.$$(".quick-input-list .monaco-list-row")) {
+          const label = await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "");
+          if (label === title) return r;
+        }
+        return undefined;
+      }, 10000);
+      await row.click();
+    };
+    const chatFrame = async () =>
+      until("the chat webview", async () => {
+        for (const f of page.frames()) {
+          if (await f.$("#prompt").catch(() => null)) return f;
+        }
+        return undefined;
+      }, 60000, 250);
+    const agentText = (f) => f.$$eval(".item.agent", (els) => els.map((e) => e.textContent ?? "").join("\n"));
+    const lastAgentText = (f) => f.$$eval(".item.agent", (els) => (els.length ? els[els.length - 1].textContent ?? "" : ""));
+    const scenario = async (name, body) => {
+      const started = Date.now();
+      try {
+        await body();
+        outcomes.push({ name, ok: true });
+        log(`PASS ${name} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+      } catch (err) {
+        outcomes.push({ name, ok: false });
+        log(`FAIL ${name}: ${err.stack ?? err}`);
+        const file = join(results, `${name.replace(/\W+/g, "-")}.png`);
+        await page?.screenshot({ path: file }).catch(() => undefined);
+        log(`screenshot: ${file}`);
+      }
+    };
+
+    let frame;
+    await scenario("chat view streams an answer", async () => {
+      await runCommand("Agent: New Chat");
+      frame = await chatFrame();
+      await until("the model picker", async () => (await frame.$$eval("#model option", (o) => o.map((x) => x.value))).includes(MODEL));
+      const answer = "Hello from the **fake** model, streamed in pieces!";
+      await script(fake.url, [{ steps: [{ thinking: "Greeting the user." }, ...answer.match(/.{1,6}/g).flatMap((p) => [{ text: p }, { delay: 0.05 }])] }]);
+      await frame.fill("#prompt", "Say hello");
+      await frame.press("#prompt", "Enter"); // Enter sends
+      await until("the streamed answer", async () => (await agentText(frame)).includes("Hello from the fake model, streamed in pieces!"));
+      const strong = await frame.$eval(".item.agent strong", (e) => e.textContent);
+      if (strong !== "fake") throw new Error(`markdown not rendered: <strong>${strong}</strong>`);
+      const thought = await frame.$eval(".item.thought details", (d) => ({ open: d.open, text: d.textContent }));
+      if (thought.open || !thought.text.includes("Greeting the user.")) throw new Error(`thinking not folded: ${JSON.stringify(thought)}`);
+      await until("the turn to end", async () => await frame.isVisible("#send"));
+    });
+
+    await scenario("approving write_file changes the file on disk", async () => {
+      await script(fake.url, [
+        { steps: [{ tool_calls: [{ name: "write_file", arguments: { path: "notes.txt", content: "written by the agent\n" } }] }] },
+        { text: "done", pieces: 1 },
+      ]);
+      await frame.fill("#prompt", "Write the notes file");
+      await frame.press("#prompt", "Enter");
+      const allow = await until("the approval buttons", async () => frame.$('.item.tool button[data-option="allow_once"]'));
+      const labels = await frame.$$eval(".item.tool .approval button", (bs) => bs.map((b) => b.textContent));
+      if (labels.length !== 4) throw new Error(`expected 4 approval buttons, got ${JSON.stringify(labels)}`);
+      if (existsSync(join(ws, "notes.txt"))) throw new Error("the file was written before approval");
+      await allow.click();
+      await until("the answer after the tool", async () => (await lastAgentText(frame)).includes("done"));
+      await until("notes.txt on disk", async () => existsSync(join(ws, "notes.txt")) && readFileSync(join(ws, "notes.txt"), "utf8") === "written by the agent\n");
+      const card = await frame.$eval(".item.tool", (e) => ({ cls: e.className, text: e.textContent }));
+      if (!card.cls.includes("status-completed")) throw new Error(`tool card not completed: ${JSON.stringify(card)}`);
+      if (!card.text.includes("Allowed once")) throw new Error(`decision not shown: ${card.text}`);
+      await until("the turn to end", async () => await frame.isVisible("#send"));
+    });
+
+    await scenario("stop button stops a long answer", async () => {
+      const steps = [];
+      for (let i = 0; i < 300; i++) steps.push({ text: `chunk${i} ` }, { delay: 0.1 });
+      await script(fake.url, [{ steps }]);
+      await frame.fill("#prompt", "Give me a long answer");
+      await frame.press("#prompt", "Enter");
+      await until("the long answer to start", async () => (await lastAgentText(frame)).includes("chunk3 "));
+      await frame.click("#stop");
+      await until("the stopped notice", async () => frame.isVisible(".notice.stopped"), 10000);
+      const atStop = (await lastAgentText(frame)).length;
+      await sleep(1500);
+      const later = await lastAgentText(frame);
+      if (later.length !== atStop) throw new Error(`the answer kept growing after stop: ${atStop} -> ${later.length}`);
+      if (later.includes("chunk299")) throw new Error("the whole answer arrived: stop had no effect");
+      if (!(await frame.isVisible("#send")) || (await frame.isVisible("#stop"))) throw new Error("the composer still shows busy");
+      const notice = await frame.$eval(".notice.stopped", (e) => e.textContent);
+      if (notice !== "Stopped.") throw new Error(`unexpected notice: ${notice}`);
+    });
+  } catch (err) {
+    outcomes.push({ name: "setup", ok: false });
+    log(`FAIL setup: ${err.stack ?? err}`);
+    await page?.screenshot({ path: join(results, "setup.png") }).catch(() => undefined);
+  } finally {
+    if (outcomes.some((o) => !o.ok) && existsSync(join(ud, "logs"))) {
+      cpSync(join(ud, "logs"), join(results, "code-server-logs"), { recursive: true });
+    }
+    for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+  }
+  const passed = outcomes.filter((o) => o.ok).length;
+  const failed = outcomes.length - passed;
+  writeFileSync(join(results, "e2e-summary.json"), JSON.stringify({ passed, failed, outcomes }, null, 2));
+  console.log(`e2e: ${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+}
+
+await main();

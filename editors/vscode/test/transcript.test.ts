@@ -1,0 +1,169 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ToWebview } from "../src/messages";
+import { renderItem } from "../webview/render";
+import { formatUsage, Transcript, type ToolCard } from "../webview/transcript";
+
+const chunk = (kind: string, text: string): ToWebview => ({
+  type: "update",
+  update: { sessionUpdate: kind, content: { type: "text", text } },
+});
+
+test("a streamed answer accumulates into one agent message and renders as markdown", () => {
+  const t = new Transcript();
+  t.apply({ type: "user", text: "hi <b>", attachments: [] });
+  t.apply({ type: "turnStart" });
+  for (const piece of ["Here is ", "**bold** and ", "`code`", "\n\n```python\ndef f():\n", "    return 'x'  # note\n```\n"]) {
+    t.apply(chunk("agent_message_chunk", piece));
+  }
+  assert.deepEqual(
+    t.items.map((i) => i.kind),
+    ["user", "agent"],
+  );
+  const html = renderItem(t.items[1]!).html;
+  assert.match(html, /<strong>bold<\/strong>/);
+  assert.match(html, /<code>code<\/code>/);
+  assert.match(html, /<span class="tok-k">def<\/span>/);
+  assert.match(html, /<span class="tok-s">&#39;x&#39;<\/span>/);
+  assert.match(html, /<span class="tok-c"># note<\/span>/);
+  assert.match(html, /<button class="copy"/);
+  assert.equal(renderItem(t.items[0]!).html.includes("<b>"), false, "user text is escaped");
+});
+
+test("thinking is folded and kept apart from the answer", () => {
+  const t = new Transcript();
+  t.apply(chunk("agent_thought_chunk", "Let me "));
+  t.apply(chunk("agent_thought_chunk", "think."));
+  t.apply(chunk("agent_message_chunk", "Answer."));
+  assert.deepEqual(
+    t.items.map((i) => [i.kind, "text" in i ? i.text : ""]),
+    [
+      ["thought", "Let me think."],
+      ["agent", "Answer."],
+    ],
+  );
+  const html = renderItem(t.items[0]!).html;
+  assert.match(html, /^<details data-key="thought"><summary>Thinking<\/summary>/);
+  assert.doesNotMatch(html, /<details[^>]* open/);
+});
+
+test("raw HTML and javascript: links from the model are not live", () => {
+  const t = new Transcript();
+  t.apply(chunk("agent_message_chunk", '<img src=x onerror="alert(1)"> [click](javascript:alert(1)) [ok](https://a.b)'));
+  const html = renderItem(t.items[0]!).html;
+  assert.doesNotMatch(html, /<img/);
+  assert.doesNotMatch(html, /href="javascript/);
+  assert.match(html, /&lt;img/);
+  assert.match(html, /<a href="https:\/\/a.b">ok<\/a>/);
+});
+
+test("a tool call becomes one card that follows its status, shows input, result and the edit's diff", () => {
+  const t = new Transcript();
+  t.apply({
+    type: "update",
+    update: {
+      sessionUpdate: "tool_call",
+      toolCallId: "call_1",
+      title: "Write notes.md",
+      kind: "edit",
+      status: "pending",
+      rawInput: { path: "notes.md", content: "a\nB\nc\n" },
+    },
+  });
+  t.apply({ type: "update", update: { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" } });
+  t.apply({
+    type: "update",
+    update: {
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call_1",
+      status: "completed",
+      content: [
+        { type: "content", content: { type: "text", text: "wrote 3 lines" } },
+        { type: "diff", path: "/w/notes.md", oldText: "a\nb\nc\n", newText: "a\nB\nc\n" },
+      ],
+    },
+  });
+  assert.equal(t.items.length, 1);
+  const card = t.items[0] as ToolCard;
+  assert.equal(card.status, "completed");
+  const { className, html } = renderItem(card);
+  assert.match(className, /status-completed/);
+  assert.match(html, /Write notes.md/);
+  assert.match(html, /&quot;path&quot;: &quot;notes.md&quot;/);
+  assert.match(html, /wrote 3 lines/);
+  assert.match(html, /<span class="diff-line del">-b<\/span><span class="diff-line add">\+B<\/span>/);
+  assert.match(html, /<span class="add">\+1<\/span> <span class="del">-1<\/span>/);
+});
+
+test("a permission request puts the four buttons on the card; the answer replaces them with the decision", () => {
+  const t = new Transcript();
+  t.apply({ type: "update", update: { sessionUpdate: "tool_call", toolCallId: "c2", title: "Write a.txt", kind: "edit" } });
+  t.apply({
+    type: "permission",
+    requestId: "perm_1",
+    toolCall: { toolCallId: "c2", title: "Write a.txt" },
+    options: [
+      { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+      { optionId: "allow_always", name: "Always allow", kind: "allow_always" },
+      { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+      { optionId: "reject_always", name: "Always reject", kind: "reject_always" },
+    ],
+  });
+  let html = renderItem(t.items[0]!).html;
+  const buttons = [...html.matchAll(/data-request="perm_1" data-option="(\w+)">([^<]+)</g)].map((m) => [m[1], m[2]]);
+  assert.deepEqual(buttons, [
+    ["allow_once", "Allow once"],
+    ["allow_always", "Always allow"],
+    ["reject_once", "Reject"],
+    ["reject_always", "Always reject"],
+  ]);
+  assert.match(renderItem(t.items[0]!).className, /asking/);
+  t.apply({ type: "permissionResolved", requestId: "perm_1", optionId: "reject_always" });
+  html = renderItem(t.items[0]!).html;
+  assert.doesNotMatch(html, /data-request/);
+  assert.match(html, /Always rejected/);
+});
+
+test("a permission for a call not seen yet creates its card", () => {
+  const t = new Transcript();
+  t.apply({
+    type: "permission",
+    requestId: "perm_9",
+    toolCall: { toolCallId: "new", title: "Run ls", kind: "execute" },
+    options: [{ optionId: "allow_once", name: "Allow once", kind: "allow_once" }],
+  });
+  assert.equal(t.items.length, 1);
+  assert.match(renderItem(t.items[0]!).html, /Run ls/);
+});
+
+test("a stopped turn says so, and a reset clears everything", () => {
+  const t = new Transcript();
+  t.apply({ type: "turnStart" });
+  assert.equal(t.busy, true);
+  t.apply(chunk("agent_message_chunk", "partial"));
+  const changes = t.apply({ type: "turnEnd", stopReason: "cancelled" });
+  assert.equal(t.busy, false);
+  assert.equal(changes.chrome, true);
+  const last = t.items[t.items.length - 1]!;
+  assert.deepEqual(renderItem(last), { className: "item notice stopped", html: "Stopped." });
+  t.apply({ type: "turnEnd", stopReason: "end_turn" });
+  assert.equal(t.items.length, 2, "a normal end adds no notice");
+  t.apply({ type: "reset" });
+  assert.deepEqual(t.items, []);
+});
+
+test("usage updates drive the context meter; a replayed session shows the user's words", () => {
+  const t = new Transcript();
+  t.apply({ type: "update", update: { sessionUpdate: "usage_update", used: 3200, size: 32768 } });
+  assert.deepEqual(formatUsage(t.usage!), { label: "3.2k / 33k (10%)", percent: 10 });
+  t.apply(chunk("user_message_chunk", "earlier "));
+  t.apply(chunk("user_message_chunk", "question"));
+  t.apply(chunk("agent_message_chunk", "earlier answer"));
+  assert.deepEqual(
+    t.items.map((i) => [i.kind, "text" in i ? i.text : ""]),
+    [
+      ["user", "earlier question"],
+      ["agent", "earlier answer"],
+    ],
+  );
+});

@@ -1,0 +1,322 @@
+"""Sessions end to end: list, load (replay in a new process), delete, titles, the CLI, long sessions in a small
+window, the overflow retry, and crashes (SIGKILL mid-turn) that lose nothing that had completed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_server.store import Store
+from tests.acp_schema import validate
+from tests.e2e.conftest import Start, llm_options, new_session
+from tests.e2e.helpers import (
+    RoutingFakeLLM,
+    assert_history_consistent,
+    is_summarizer,
+    prompt,
+    prompt_params,
+    request_tokens,
+    sent_messages,
+    tool_results,
+    validate_updates,
+)
+from tests.fakes.fake_llm import Delay, FakeLLMServer, Reply, Text
+from tests.lsp_client import LspClient, RpcError
+
+
+@pytest.fixture
+def routing_llm() -> Iterator[RoutingFakeLLM]:
+    with RoutingFakeLLM() as fake:
+        yield fake
+
+
+async def test_load_replays_the_history_in_a_new_process(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "a.py").write_text("print('alpha')\n")
+    first = await start_server(workspace, llm_options(fake_llm))
+    fake_llm.script(
+        Reply(steps=[Text("Let me check. ")] + Reply.tool_call("read_file", {"path": "a.py"}).steps),
+        Reply.text("It prints alpha.", pieces=3),
+    )
+    sid = await new_session(first, workspace)
+    assert await prompt(first, sid, "What does a.py do?\nPlease be brief.") == "end_turn"
+    live = [u for u in first.updates(sid) if u["sessionUpdate"] in ("tool_call", "tool_call_update")]
+    await first.close()
+
+    second = await start_server(workspace, llm_options(fake_llm))
+    listed = await second.request("agent/session/list", {"cwd": str(workspace)})
+    validate("ListSessionsResponse", listed)
+    assert [(s["sessionId"], s["title"]) for s in listed["sessions"]] == [(sid, "What does a.py do?")]
+    result = await second.request("agent/session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
+    validate("LoadSessionResponse", result)
+    replay = second.updates(sid)
+    kinds = [u["sessionUpdate"] for u in replay]
+    assert kinds == ["user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]
+    assert replay[0]["content"]["text"] == "What does a.py do?\nPlease be brief."
+    assert replay[1]["content"]["text"] == "Let me check. "
+    assert replay[-1]["content"]["text"] == "It prints alpha."
+    call, done = replay[2], replay[3]
+    assert call["toolCallId"] == done["toolCallId"] == live[0]["toolCallId"]
+    assert call["title"] == "Read a.py" and call["kind"] == "read" and call["rawInput"] == {"path": "a.py"}
+    assert done["status"] == "completed" and "print('alpha')" in done["content"][0]["content"]["text"]
+    validate_updates(second)
+
+    # The loaded session goes on with the whole history.
+    fake_llm.script(Reply.text("Yes."))
+    assert await prompt(second, sid, "Sure?") == "end_turn"
+    messages = sent_messages(fake_llm, 2)
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant", "user"]
+    assert_history_consistent(messages)
+
+
+async def test_delete_and_titles(start_server: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    client = await start_server(workspace, llm_options(fake_llm))
+    long_line = "Refactor the parser so that it " + "handles nested brackets " * 5
+    fake_llm.default_reply = Reply.text("ok")
+    ids = []
+    for text in ("\n\n  Fix the login bug  \nmore details", long_line):
+        sid = await new_session(client, workspace)
+        await prompt(client, sid, text)
+        ids.append(sid)
+    listed = (await client.request("agent/session/list", {}))["sessions"]
+    titles = {s["sessionId"]: s["title"] for s in listed}
+    assert titles[ids[0]] == "Fix the login bug"
+    assert titles[ids[1]].startswith("Refactor the parser") and len(titles[ids[1]]) <= 60
+    assert titles[ids[1]].endswith("…")
+    assert [s["sessionId"] for s in listed] == [ids[1], ids[0]]  # newest first
+
+    assert await client.request("agent/session/delete", {"sessionId": ids[0]}) == {}
+    listed = (await client.request("agent/session/list", {}))["sessions"]
+    assert [s["sessionId"] for s in listed] == [ids[1]]
+    with pytest.raises(RpcError) as err:
+        await client.request("agent/session/load", {"sessionId": ids[0], "cwd": str(workspace), "mcpServers": []})
+    assert ids[0] in err.value.message
+    with pytest.raises(RpcError):
+        await client.request("agent/session/prompt", prompt_params(ids[0], "hello?"))
+    with Store(tmp_path / "agent.db") as store:
+        assert [s.id for s in store.list_sessions()] == [ids[1]]
+
+
+async def test_cli_lists_the_sessions_of_the_server(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    client = await start_server(workspace, llm_options(fake_llm))
+    sid = await new_session(client, workspace)
+    fake_llm.script(Reply.text("ok"))
+    await prompt(client, sid, "Fix the login bug")
+    env = {**os.environ, "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db")}
+    cli = subprocess.run(
+        [sys.executable, "-m", "agent_server", "sessions", "list", "--json"],
+        capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert cli.returncode == 0, cli.stdout + cli.stderr
+    rows = json.loads(cli.stdout)
+    assert [(r["sessionId"], r["title"], r["messages"]) for r in rows] == [(sid, "Fix the login bug", 2)]
+    assert rows[0]["cwd"] == str(workspace.resolve())
+
+
+# --- long sessions in a small window ---------------------------------------------------------------------------
+
+WINDOW = 4096
+
+
+async def test_long_session_stays_inside_a_small_window(
+    start_server: Start, workspace: Path, routing_llm: RoutingFakeLLM
+) -> None:
+    routing_llm.models[0].context_length = WINDOW
+    for i in range(12):
+        body = "\n".join(f"# file {i} line {n}: lorem ipsum dolor sit amet" for n in range(12))
+        (workspace / f"mod{i}.py").write_text(body + "\n")
+
+    def respond(body: dict[str, Any]) -> Reply | None:
+        if is_summarizer(body):
+            return Reply.text("Summary: a module with numbered lorem ipsum lines.")
+        # Each turn N reads mod{N} and mod{N+5}, then answers.
+        messages = body["messages"]
+        start = max(i for i, m in enumerate(messages) if m["role"] == "user" and m["content"].startswith("Question"))
+        n = int(messages[start]["content"].split()[1].rstrip(":"))
+        reads = sum(1 for m in messages[start:] if m["role"] == "tool")
+        if reads < 2:
+            return Reply.tool_call("read_file", {"path": f"mod{(n + 5 * reads) % 12}.py"})
+        return Reply.text(f"Answer number {n}: the files hold lorem ipsum.")
+
+    routing_llm.responder = respond
+    client = await start_server(workspace, llm_options(routing_llm))
+    sid = await new_session(client, workspace)
+    for turn in range(8):
+        assert await prompt(client, sid, f"Question {turn}: what is in the next modules?") == "end_turn"
+
+    requests = routing_llm.agent_requests()
+    assert len(requests) == 8 * 3
+    sizes = [request_tokens(r.json) for r in requests]
+    assert max(sizes) < WINDOW, f"a request was over the window: {sizes}"
+    num_ctx = {r.json.get("options", {}).get("num_ctx") for r in requests}
+    assert num_ctx == {WINDOW}, f"num_ctx must be sent on every request and stay put: {num_ctx}"
+
+    last = requests[-1].json["messages"]
+    # The newest exchanges are verbatim; older ones live on in a summary right after the system prompt.
+    assert last[-1]["role"] == "tool" and "file 0 line 11:" in last[-1]["content"]  # mod12 % 12, whole
+    assert last[-3]["role"] == "tool" and "file 7 line 11:" in last[-3]["content"]
+    assert last[-4] == {"role": "user", "content": "Question 7: what is in the next modules?"}
+    assert last[0]["role"] == "system"
+    summaries = [m for m in last[1:] if m["role"] == "system"]
+    assert len(summaries) == 1 and last[1] is summaries[0], [m["role"] for m in last]
+    assert "mod" in summaries[0]["content"]
+    assert "Question 0" not in json.dumps(last)
+    assert_history_consistent(last)
+    thoughts = client.text(sid, "agent_thought_chunk")
+    assert "context compacted" in thoughts
+    usage = [u for u in client.updates(sid) if u["sessionUpdate"] == "usage_update"]
+    assert usage and all(u["size"] == WINDOW and u["used"] <= WINDOW for u in usage)
+    validate_updates(client)
+
+
+async def test_overflow_error_compacts_and_retries_once(
+    start_server: Start, workspace: Path, routing_llm: RoutingFakeLLM
+) -> None:
+    (workspace / "big.txt").write_text("".join(f"line {n} of a long log file\n" for n in range(300)))
+    routing_llm.models[0].context_length = 16384
+    overflow = Reply.llamacpp_error(
+        400,
+        "the request exceeds the available context size, try increasing it",
+        type="exceed_context_size_error",
+        n_prompt_tokens=9000,
+        n_ctx=8192,
+    )
+    routing_llm.script(
+        Reply.tool_call("read_file", {"path": "big.txt"}),
+        Reply.text("read it"),
+        overflow,
+        Reply.text("Answered after compaction."),
+    )
+    routing_llm.responder = lambda body: Reply.text("Summary.") if is_summarizer(body) else None
+    client = await start_server(workspace, llm_options(routing_llm, provider="openai"))
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "read big.txt") == "end_turn"
+    assert await prompt(client, sid, "now summarize the log") == "end_turn"
+    assert client.text(sid).endswith("Answered after compaction.")
+    requests = routing_llm.agent_requests()
+    before, after = requests[-2].json, requests[-1].json
+    assert request_tokens(after) < request_tokens(before), "the retry was not compacted"
+    assert after["messages"][-1] == {"role": "user", "content": "now summarize the log"}
+    assert_history_consistent(after["messages"])
+    assert "overflowed" in client.text(sid, "agent_thought_chunk")
+
+    # A second overflow in the same turn is not retried forever: the user gets a clear error.
+    routing_llm.script(overflow, overflow, overflow)
+    with pytest.raises(RpcError) as err:
+        await prompt(client, sid, "again")
+    assert "context" in err.value.message.lower()
+    assert len(routing_llm.agent_requests()) == len(requests) + 2
+
+
+# --- crashes --------------------------------------------------------------------------------------------------
+
+
+async def _kill(client: LspClient) -> None:
+    """SIGKILL the server; its client then has nothing left to close."""
+    os.kill(client.proc.pid, signal.SIGKILL)
+    await client.proc.wait()
+    client._reader.cancel()  # noqa: SLF001
+
+    async def closed() -> None:
+        return None
+
+    client.close = closed  # type: ignore[method-assign]
+
+
+def _turn_script(i: int) -> list[Reply]:
+    return [
+        Reply(steps=[Delay(0.03), *Reply.tool_call("read_file", {"path": f"f{i}.txt"}).steps]),
+        Reply(steps=[s for k in range(6) for s in (Text(f"answer {i} part {k}. "), Delay(0.02))]),
+    ]
+
+
+def _expected(i: int) -> list[tuple[str, str]]:
+    return [
+        ("user", f"task {i}"),
+        ("assistant", ""),
+        ("tool", f"f{i}.txt (lines 1-1 of 1)\n1\tcontents of file {i}"),
+        ("assistant", "".join(f"answer {i} part {k}. " for k in range(6))),
+    ]
+
+
+async def test_sigkill_mid_turn_loses_nothing_that_completed(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    rng = random.Random(20251122)
+    kills = 8
+    for i in range(2 * kills + 4):
+        (workspace / f"f{i}.txt").write_text(f"contents of file {i}\n")
+    db = tmp_path / "agent.db"
+    sid: str | None = None
+    completed: list[int] = []
+    attempted: list[int] = []
+    turn = 0
+    for life in range(kills + 1):
+        client = await start_server(workspace, llm_options(fake_llm))
+        if sid is None:
+            sid = await new_session(client, workspace)
+        else:
+            # The session comes back from the store in a new process, with a history the model accepts.
+            await client.request("agent/session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
+        # One complete turn, then one that is killed at a random point (the last life just completes).
+        for _ in range(1 if life < kills else 2):
+            fake_llm.script(*_turn_script(turn))
+            attempted.append(turn)
+            assert await prompt(client, sid, f"task {turn}") == "end_turn"
+            assert_history_consistent(sent_messages(fake_llm, -1))
+            completed.append(turn)
+            turn += 1
+        if life == kills:
+            await client.close()
+            break
+        fake_llm.script(*_turn_script(turn))
+        attempted.append(turn)
+        client.request_nowait("agent/session/prompt", prompt_params(sid, f"task {turn}"))
+        await asyncio.sleep(rng.uniform(0.0, 0.25))
+        await _kill(client)
+        fake_llm._queue.clear()  # noqa: SLF001 - drop what the killed turn did not consume
+        turn += 1
+
+    with Store(db) as store:
+        transcript = store.transcript(sid)
+    stored = [(m.role, m.content) for m in transcript]
+    by_turn: dict[int, list[tuple[str, str]]] = {}
+    current = -1
+    for role, content in stored:
+        if role == "user" and content.startswith("task "):
+            current = int(content.split()[1])
+        elif role == "user":
+            continue  # an agent note
+        assert current >= 0, f"a message before any user message: {stored}"
+        by_turn.setdefault(current, []).append((role, content))
+    assert sorted(by_turn) == sorted(set(by_turn)), "a turn's user message was stored twice"
+    for i in completed:
+        assert by_turn.get(i) == _expected(i), f"turn {i}: {by_turn.get(i)}"
+    for i in set(attempted) - set(completed):
+        got = by_turn.get(i, [])
+        # A killed turn keeps a prefix of what it would have stored: whole messages, none twice.
+        assert got == _expected(i)[: len(got)], f"killed turn {i}: {got}"
+    user_rows = [c for r, c in stored if r == "user" and c.startswith("task ")]
+    assert len(user_rows) == len(set(user_rows))
+
+    conn = sqlite3.connect(db)
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        ids = [r[0] for r in conn.execute("SELECT id FROM messages WHERE session_id = ? ORDER BY id", (sid,))]
+        assert len(ids) == len(stored) == len(set(ids))
+    finally:
+        conn.close()

@@ -1,0 +1,10 @@
+-- First Neovim: a chat that the server stores.
+local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
+
+H.run(function()
+  vim.cmd('AgentChat Remember the word banana')
+  H.result.waited = H.wait(20000, function()
+    return H.event('AgentTurnDone') ~= nil
+  end)
+  H.result.session_id = (H.event('AgentTurnDone') or {}).session_id
+end)
