@@ -69,9 +69,7 @@ class EmbeddedResource(Meta):
     resource: TextResourceContents | BlobResourceContents
 
 
-ContentBlock = Annotated[
-    TextContent | ImageContent | ResourceLink | EmbeddedResource, Field(discriminator="type")
-]
+ContentBlock = Annotated[TextContent | ImageContent | ResourceLink | EmbeddedResource, Field(discriminator="type")]
 
 
 # --- initialize -------------------------------------------------------------------------------------

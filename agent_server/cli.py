@@ -141,13 +141,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
+    func = getattr(args, "func", None) or getattr(args, "handler", None)
+    if func is None:
         parser.print_help()
         return 2
     try:
         if "settings" not in vars(args) and args.command in ("index", "search", "sessions"):
             args.settings = _load(args, Path(getattr(args, "workspace", None) or ".").resolve())
-        status: int = args.func(args) or 0
+        status: int = func(args) or 0
         return status
     except ConfigError as exc:
         print(f"agent-server: {exc}", file=sys.stderr)

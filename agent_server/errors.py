@@ -1,16 +1,16 @@
 """The exception tree of agent-server. The protocol layer maps it to JSON-RPC errors in one table.
 
-    AgentServerError
-    ├── ConfigError              a setting has a bad value (names the key and the expected form)
-    ├── LLMError                 anything between us and the model server
-    │   ├── LLMConnectionError   cannot reach the server (names the URL and the cause)
-    │   ├── LLMHTTPError         the server answered with an error status (status, message, retryable)
-    │   ├── LLMStreamError       an error reported inside a 200 stream, or a stream we cannot parse
-    │   └── ContextOverflowError the prompt does not fit the model's window
-    ├── SessionNotFoundError     an unknown session id (names it)
-    ├── ToolError                a tool failed; the loop turns it into an "Error: ..." tool result
-    │   └── SandboxError         a path outside the workspace roots
-    └── StoreError               the SQLite store failed
+AgentServerError
+├── ConfigError              a setting has a bad value (names the key and the expected form)
+├── LLMError                 anything between us and the model server
+│   ├── LLMConnectionError   cannot reach the server (names the URL and the cause)
+│   ├── LLMHTTPError         the server answered with an error status (status, message, retryable)
+│   ├── LLMStreamError       an error reported inside a 200 stream, or a stream we cannot parse
+│   └── ContextOverflowError the prompt does not fit the model's window
+├── SessionNotFoundError     an unknown session id (names it)
+├── ToolError                a tool failed; the loop turns it into an "Error: ..." tool result
+│   └── SandboxError         a path outside the workspace roots
+└── StoreError               the SQLite store failed
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ class LspClient:
         self._notify_event = asyncio.Event()
         self.handlers: dict[str, Handler] = {}
         self.server_requests: list[tuple[str, dict[str, Any]]] = []
+        self._tasks: set[asyncio.Task[None]] = set()
         self._reader = asyncio.ensure_future(self._read())
 
     @classmethod
@@ -88,7 +89,9 @@ class LspClient:
 
     def _dispatch(self, msg: dict[str, Any]) -> None:
         if "method" in msg and "id" in msg:
-            asyncio.ensure_future(self._answer(msg))
+            task = asyncio.ensure_future(self._answer(msg))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         elif "method" in msg:
             self.notifications.append((time.perf_counter(), msg["method"], msg.get("params") or {}))
             self._notify_event.set()

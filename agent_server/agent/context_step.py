@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 LOOP_CONTROL = {"task_completion", "ask_question", "update_plan"}
+FEW_TOOLS = 6
 _counters: dict[str, TokenCounter] = {}  # per model: calibration outlives sessions
 
 
@@ -80,27 +81,19 @@ class ContextStep:
         history = prune_tool_results(turn.session.history, cfg.keep_full_turns, cfg.old_result_chars, never)
         messages = [Message(role="system", content=system), *history]
         extra = 0 if self.prompt_tools else estimate_tools(specs)
-        result = await compact(
-            messages,
-            self.window,
-            cfg,
-            self._summarizer(turn),
-            extra_tokens=extra,
-            counter=self.counter,
-            never_compress=never,
-            force=self.force_compaction,
-        )
+        messages = await self._fit(turn, messages, extra, never, force=self.force_compaction)
         self.force_compaction = False
-        if result.compacted:
-            messages = result.messages
-            turn.session.history = list(messages[1:])
-            await self.persist(turn.session.history)
-            await turn.relay.send(
-                acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {result.notice}]\n"))
-            )
         self._estimated = self.counter.scale(estimate_messages(messages)) + extra
-        budget = check_budget(self._estimated, self.window, cfg.min_remaining)
-        if not budget.ok:
+        if not check_budget(self._estimated, self.window, cfg.min_remaining).ok:
+            # Under the 70% trigger but too close to the edge to leave room for an answer: compact now.
+            messages = await self._fit(turn, messages, extra, never, force=True)
+            self._estimated = self.counter.scale(estimate_messages(messages)) + extra
+        if not check_budget(self._estimated, self.window, cfg.min_remaining).ok and len(specs) > FEW_TOOLS:
+            # Small windows cannot afford every tool definition: offer only the most relevant few.
+            specs = await self.select_tools(turn, FEW_TOOLS)
+            extra = 0 if self.prompt_tools else estimate_tools(specs)
+            self._estimated = self.counter.scale(estimate_messages(messages)) + extra
+        if not check_budget(self._estimated, self.window, cfg.min_remaining).ok:
             raise ContextOverflowError(
                 f"the conversation needs {self._estimated} tokens but the model's window is {self.window} "
                 f"(keeping {cfg.min_remaining} free for the answer); start a new session or raise llm.context_length",
@@ -117,16 +110,45 @@ class ContextStep:
             specs = []
         return messages, specs, self._num_ctx
 
-    async def select_tools(self, turn: Turn) -> list[ToolSpec]:
+    async def _fit(
+        self, turn: Turn, messages: list[Message], extra: int, never: set[str], force: bool
+    ) -> list[Message]:
+        """Compact when over the trigger (or when forced), persist the result and tell the client."""
+        result = await compact(
+            messages,
+            self.window,
+            self.settings.context,
+            self._summarizer(turn),
+            extra_tokens=extra,
+            counter=self.counter,
+            never_compress=never,
+            force=force,
+        )
+        if not result.compacted:
+            return messages
+        turn.session.history = list(result.messages[1:])
+        await self.persist(turn.session.history)
+        note = f"\n[agent-server: {result.notice}]\n"
+        await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=note)))
+        return list(result.messages)
+
+    def shrink_window(self, n_ctx: int | None) -> None:
+        """The server told us its real window (an overflow error, or a prompt cut at num_ctx): believe it."""
+        if n_ctx and n_ctx < self.window:
+            self.window = n_ctx
+        self.force_compaction = True
+
+    async def select_tools(self, turn: Turn, limit: int | None = None) -> list[ToolSpec]:
         """All tools, or the most relevant `tools.max_per_request` of them (loop-control tools always stay)."""
         specs: list[ToolSpec] = turn.tools.specs()
-        limit = self.settings.tools.max_per_request
+        limit = limit or self.settings.tools.max_per_request
         if len(specs) <= limit:
             return specs
         from ..tools.prefilter import ToolPrefilter
 
         query = next((m.content for m in reversed(turn.session.history) if m.role == "user"), "")
-        prefilter = ToolPrefilter(limit, always_keep=LOOP_CONTROL | _builtin_names(turn))
+        keep = LOOP_CONTROL if limit <= FEW_TOOLS else LOOP_CONTROL | _builtin_names(turn)
+        prefilter = ToolPrefilter(limit, always_keep=keep)
         return await prefilter.select(query, specs)
 
     def truncated(self, usage: Usage) -> bool:

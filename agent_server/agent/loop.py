@@ -23,6 +23,7 @@ from .analysis import analyze
 from .client import AgentClient
 from .model_call import ModelReply, call_model
 from .relay import UpdateRelay
+from .replay import unanswered_calls
 from .tool_step import run_tool_call
 
 if TYPE_CHECKING:
@@ -55,6 +56,9 @@ class Turn:
 async def run_turn(turn: Turn) -> StopReason:
     cfg = turn.settings.agent
     empty_answers = 0
+    if unanswered_calls(turn.session.history):
+        # An earlier process died mid-call: answer those calls so the model gets a valid history.
+        await turn.context.persist(turn.session.history)
     for _round in range(cfg.max_rounds):
         try:
             request = await prepare(turn)
@@ -72,8 +76,8 @@ async def run_turn(turn: Turn) -> StopReason:
                 reply.message.meta["cancelled"] = True
                 await turn.record(reply.message)
             raise
-        except ContextOverflowError:
-            if not await overflow_retry(turn):
+        except ContextOverflowError as exc:
+            if not await overflow_retry(turn, exc):
                 raise
             continue
         await turn.context.observe(request, reply.usage)
@@ -118,10 +122,13 @@ async def prepare(turn: Turn) -> ChatRequest:
     return ChatRequest(model=turn.model, messages=messages, tools=specs, options=options)
 
 
-async def overflow_retry(turn: Turn) -> bool:
+async def overflow_retry(turn: Turn, error: ContextOverflowError | None = None) -> bool:
     """The prompt did not fit: compact harder and retry the round, once per turn."""
     if not _take(turn, "overflow", 1):
         return False
+    if error is not None and error.n_ctx and error.n_ctx < turn.context.window:
+        # The server runs with a smaller window than it advertised: compacting for the advertised one won't do.
+        turn.context.window = error.n_ctx
     turn.context.force_compaction = True
     note = "the model's context overflowed; compacting the history and retrying"
     await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {note}]\n")))

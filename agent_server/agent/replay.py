@@ -8,12 +8,16 @@ from typing import Any
 from .. import acp
 from ..messages import Message
 
+INTERRUPTED = "Error: interrupted; the agent stopped before this call finished."
+
 
 def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.SessionUpdate]:
-    calls: dict[str, str] = {}
+    open_calls: list[str] = []  # shown but not answered yet: a crash mid-call leaves them open for good
     for message in transcript:
         if message.meta.get("summary"):
             continue
+        if message.role != "tool":
+            yield from _close(open_calls)
         if message.role == "user":
             if message.meta.get("nudge"):
                 yield acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {message.content}]\n"))
@@ -26,7 +30,7 @@ def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.Sessio
                 yield acp.AgentMessageChunk(content=acp.TextContent(text=message.content))
             for call in message.tool_calls:
                 tool = tools.get(call.name) if tools is not None else None
-                calls[call.id] = call.name
+                open_calls.append(call.id)
                 yield acp.ToolCallStart(
                     tool_call_id=call.id,
                     title=tool.describe(call.arguments) if tool else call.name,
@@ -35,9 +39,43 @@ def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.Sessio
                     raw_input=call.arguments,
                 )
         elif message.role == "tool" and message.tool_call_id:
+            if message.tool_call_id in open_calls:
+                open_calls.remove(message.tool_call_id)
             failed = message.content.startswith("Error:")
             yield acp.ToolCallProgress(
                 tool_call_id=message.tool_call_id,
                 status="failed" if failed else "completed",
                 content=[acp.Content(content=acp.TextContent(text=message.content))],
             )
+    yield from _close(open_calls)
+
+
+def _close(open_calls: list[str]) -> Iterator[acp.SessionUpdate]:
+    for call_id in open_calls:
+        yield acp.ToolCallProgress(
+            tool_call_id=call_id, status="failed", content=[acp.Content(content=acp.TextContent(text=INTERRUPTED))]
+        )
+    open_calls.clear()
+
+
+def unanswered_calls(history: list[Message]) -> list[Message]:
+    """Tool results for calls that never got one (the process died mid-call), placed right after their call's
+    results, so the history is valid for the model again. Returns the inserted messages; `history` is edited."""
+    inserted: list[Message] = []
+    i = 0
+    while i < len(history):
+        message = history[i]
+        i += 1
+        if message.role != "assistant" or not message.tool_calls:
+            continue
+        answered: set[str] = set()
+        while i < len(history) and history[i].role == "tool":
+            answered.add(history[i].tool_call_id or "")
+            i += 1
+        for call in message.tool_calls:
+            if call.id not in answered:
+                result = Message(role="tool", content=INTERRUPTED, tool_call_id=call.id, tool_name=call.name)
+                history.insert(i, result)
+                inserted.append(result)
+                i += 1
+    return inserted

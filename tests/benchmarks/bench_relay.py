@@ -114,6 +114,7 @@ async def run(url: str, args: argparse.Namespace) -> None:
         workspace.mkdir()
         env = {f"XDG_{d}_HOME": str(home / d.lower()) for d in ("DATA", "CONFIG", "STATE", "CACHE")}
         env["AGENT_SERVER_STORE__PATH"] = str(home / "agent.db")
+        env["PYTHONPATH"] = str(ROOT)  # the server runs this tree's code, not whatever the venv installed
         client = await LspClient.start(env=env, cwd=home)
         try:
             await client.initialize(workspace, {"llm": {"provider": "ollama", "baseUrl": url, "model": MODEL}})

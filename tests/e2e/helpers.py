@@ -21,9 +21,9 @@ def prompt_params(session_id: str, text: str) -> dict[str, object]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 
 
-async def prompt(client: LspClient, session_id: str, text: str, timeout: float = 30) -> str:
+async def prompt(client: LspClient, session_id: str, text: str) -> str:
     """Run one turn; returns its stopReason."""
-    result = await client.request("agent/session/prompt", prompt_params(session_id, text), timeout=timeout)
+    result = await client.request("agent/session/prompt", prompt_params(session_id, text))
     return str(result["stopReason"])
 
 

@@ -33,7 +33,9 @@ def options(fake: FakeLLMServer, provider: str = "ollama", **sections: Any) -> d
     return {**llm_options(fake, provider), **sections}
 
 
-async def test_list_read_answer_accumulates_history(server: LspClient, workspace: Path, fake_llm: FakeLLMServer) -> None:
+async def test_list_read_answer_accumulates_history(
+    server: LspClient, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
     (workspace / "a.py").write_text("print('alpha')\n")
     fake_llm.script(
         Reply.tool_call("list_directory", {"path": "."}),
@@ -51,9 +53,11 @@ async def test_list_read_answer_accumulates_history(server: LspClient, workspace
     assert second[-1]["role"] == "tool" and "a.py" in second[-1]["content"]
     assert second[:-2] == first
     assert third[:-2] == second
-    assert third[-2]["tool_calls"][0]["function"] == {"name": "read_file", "arguments": {"path": "a.py"}, "index": 0} or (
-        third[-2]["tool_calls"][0]["function"]["arguments"] == {"path": "a.py"}
-    )
+    assert third[-2]["tool_calls"][0]["function"] == {
+        "name": "read_file",
+        "arguments": {"path": "a.py"},
+        "index": 0,
+    } or (third[-2]["tool_calls"][0]["function"]["arguments"] == {"path": "a.py"})
     assert "print('alpha')" in third[-1]["content"]
     statuses = [(u["sessionUpdate"], u.get("status")) for u in server.updates(sid) if "toolCallId" in u]
     assert statuses == [
@@ -331,7 +335,7 @@ async def test_cancel_during_a_stream_keeps_history_consistent(
     messages = sent_messages(fake_llm, 2)
     assert_history_consistent(messages)
     assert messages[-1] == {"role": "user", "content": "again"}
-    # The partial answer the user saw is kept, marked as cut short by nothing but its text.
+    # The partial answer the user saw stays in the history.
     assert any(m["role"] == "assistant" and "reading..." in m["content"] for m in messages)
 
 
@@ -350,8 +354,9 @@ async def test_cancel_during_a_command_kills_its_process_group(
     await _wait_for_members(pgid, 3)
     elapsed = await _cancel(client, sid, fut)
     assert elapsed < 1.0, f"cancel took {elapsed:.3f}s"
-    deadline = time.monotonic() + 3
-    while _group_members(pgid) and time.monotonic() < deadline:
+    for _ in range(60):  # polling /proc: the group's end has no event to wait on
+        if not _group_members(pgid):
+            break
         await asyncio.sleep(0.05)
     assert _group_members(pgid) == [], "processes of the command survived the cancel"
     fake_llm.script(Reply.text("ok"))
@@ -378,10 +383,11 @@ def _group_members(pgid: int) -> list[int]:
 
 
 async def _wait_for_members(pgid: int, n: int) -> None:
-    deadline = time.monotonic() + 5
-    while len(_group_members(pgid)) < n:
-        assert time.monotonic() < deadline, f"the command group has {_group_members(pgid)}"
+    for _ in range(250):
+        if len(_group_members(pgid)) >= n:
+            return
         await asyncio.sleep(0.02)
+    raise AssertionError(f"the command group has {_group_members(pgid)}")
 
 
 async def test_cancel_during_a_pending_permission_prompt(
