@@ -46,6 +46,7 @@ def never_answer_permissions(client: LspClient) -> list[dict[str, Any]]:
     seen: list[dict[str, Any]] = []
 
     async def handler(params: dict[str, Any]) -> dict[str, Any]:
+        validate("RequestPermissionRequest", params)
         seen.append(params)
         await asyncio.Event().wait()
         raise AssertionError("unreachable")

@@ -114,10 +114,6 @@ async def test_delete_and_titles(start_server: Start, workspace: Path, fake_llm:
         assert [s.id for s in store.list_sessions()] == [ids[1]]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="store/cli.py registers its subcommands with set_defaults(handler=...) but cli.main dispatches on `func`",
-)
 async def test_cli_lists_the_sessions_of_the_server(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
@@ -144,9 +140,8 @@ WINDOW = 4096
 
 @pytest.mark.xfail(
     strict=True,
-    reason="context_step: compaction starts at compact_at*window (2867) above the budget line window-min_remaining "
-    "(2596), and its target compact_to*window (1638) is below the fixed system+tools size (~1800), so the newest "
-    "tool results get cut and the turn fails with a budget error; see the report",
+    reason="compaction: its target compact_to*window (1638) is below the fixed system+tools size (~1800), so its "
+    "last resort cuts the newest tool results (the file the model just read); see the report",
 )
 async def test_long_session_stays_inside_a_small_window(
     start_server: Start, workspace: Path, routing_llm: RoutingFakeLLM
@@ -185,12 +180,14 @@ async def test_long_session_stays_inside_a_small_window(
     # The newest exchanges are verbatim; older ones live on in a summary right after the system prompt.
     assert last[-1]["role"] == "tool" and "file 0 line 11:" in last[-1]["content"]  # mod12 % 12, whole
     assert last[-3]["role"] == "tool" and "file 7 line 11:" in last[-3]["content"]
-    assert last[-4] == {"role": "user", "content": "Question 7: what is in the next modules?"}
+    assert last[-5] == {"role": "user", "content": "Question 7: what is in the next modules?"}
     assert last[0]["role"] == "system"
     summaries = [m for m in last[1:] if m["role"] == "system"]
     assert len(summaries) == 1 and last[1] is summaries[0], [m["role"] for m in last]
     assert "mod" in summaries[0]["content"]
-    assert "Question 0" not in json.dumps(last)
+    # The first question is gone as a message but carried by the summary.
+    assert not any(m["role"] == "user" and m["content"].startswith("Question 0") for m in last)
+    assert "Question 0" in summaries[0]["content"]
     assert_history_consistent(last)
     thoughts = client.text(sid, "agent_thought_chunk")
     assert "context compacted" in thoughts
