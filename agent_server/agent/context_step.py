@@ -72,6 +72,8 @@ class ContextStep:
 
     async def prepare(self, turn: Turn) -> tuple[list[Message], list[ToolSpec], int | None]:
         self._turn = turn
+        if turn.session.window and turn.session.window < self.window:
+            self.window = turn.session.window
         specs = await self.select_tools(turn)
         system = self.system_prompt
         if self.prompt_tools:
@@ -136,6 +138,8 @@ class ContextStep:
         """The server told us its real window (an overflow error, or a prompt cut at num_ctx): believe it."""
         if n_ctx and n_ctx < self.window:
             self.window = n_ctx
+            if self._turn is not None:
+                self._turn.session.window = n_ctx  # later turns start from the truth
         self.force_compaction = True
 
     async def select_tools(self, turn: Turn, limit: int | None = None) -> list[ToolSpec]:

@@ -19,6 +19,7 @@ class Session:
     title: str | None = None
     summary: str | None = None  # evicted turns, prepended to the system prompt
     num_ctx: int | None = None  # sticky per session: changing it reloads the model
+    window: int | None = None  # the server's real window, once an overflow told us (smaller than advertised)
     mcp: Any = None  # McpManager for servers given by the client for this session
     turn: asyncio.Task[Any] | None = None
     prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest

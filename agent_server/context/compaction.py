@@ -215,7 +215,17 @@ async def compact(
     before = total(messages)
     if not force and before <= settings.compact_at * window:
         return CompactionResult(list(messages), False, before, before)
+    # The fixed part (system prompt, tool definitions) cannot shrink: aim at a share of what is left above it,
+    # and always leave room for the answer.
+    fixed = total([m for m in messages if m.role == "system" and not m.meta.get(SUMMARY)][:1])
     target = settings.compact_to * window
+    # What the turn in progress may be cut to reach: the target, except in small windows, where only a prompt
+    # that leaves no room for the answer justifies losing what the model read moments ago.
+    turn_limit = target
+    if fixed > target - 0.1 * window:  # a small window: 40% would leave no room for the conversation
+        target = min(fixed + settings.compact_to * max(0, window - fixed), window - settings.min_remaining)
+        # Tool definitions can be dropped (the caller offers fewer tools) before the model's fresh results are.
+        turn_limit = window - settings.min_remaining + extra_tokens
 
     notes = SessionNotes()
     head: list[Message] = []
@@ -268,17 +278,25 @@ async def compact(
         result.evicted += len(evicted)
         old = [m for t in turns for m in t]
 
-    # 4. last resort: shorten tool results inside the protected pairs, oldest first
-    for i, m in enumerate(tail):
-        if total(current()) <= target:
-            break
-        if (
-            m.role == "tool"
-            and (m.tool_name or "") not in never_compress
-            and len(m.content) > settings.old_result_chars
-        ):
-            tail[i] = replace(m, content=cut(m.content, settings.old_result_chars), meta={**m.meta, COMPACTED: True})
-            result.truncated_recent += 1
+    # 4. last resort: shorten tool results inside the protected pairs, oldest first: earlier turns before the
+    # turn in progress, and never the results the model has not seen yet (after its last message).
+    current_turn = max((i for i, m in enumerate(tail) if m.role == "user"), default=len(tail))
+    last_answer = max((i for i, m in enumerate(tail) if m.role == "assistant"), default=-1)
+    for first, stop, limit in ((0, current_turn, target), (current_turn, last_answer, turn_limit)):
+        for i in range(first, max(first, stop)):
+            m = tail[i]
+            if total(current()) <= limit:
+                break
+            if (
+                m.role == "tool"
+                and (m.tool_name or "") not in never_compress
+                and len(m.content) > settings.old_result_chars
+                and not m.meta.get(COMPACTED)
+            ):
+                tail[i] = replace(
+                    m, content=cut(m.content, settings.old_result_chars), meta={**m.meta, COMPACTED: True}
+                )
+                result.truncated_recent += 1
 
     result.messages = current()
     result.tokens_after = total(result.messages)

@@ -103,7 +103,11 @@ class LspClient:
                     )
                 )
         params = lsp.ApplyWorkspaceEditParams(edit=lsp.WorkspaceEdit(document_changes=document_changes), label=label)
-        result = await self._server.protocol.send_request_async(lsp.WORKSPACE_APPLY_EDIT, params)
+        try:
+            result = await self._server.protocol.send_request_async(lsp.WORKSPACE_APPLY_EDIT, params)
+        except ValueError as exc:  # malformed answer (e.g. null): treat as refused, the tool reports it
+            log.warning("workspace/applyEdit failed: %s", exc)
+            return False
         applied = bool(getattr(result, "applied", False) if not isinstance(result, dict) else result.get("applied"))
         if not applied:
             log.warning("the editor refused the edit %r: %s", label, getattr(result, "failure_reason", None))

@@ -55,7 +55,15 @@ def dispatch(protocol: RpcProtocol, body: bytes) -> None:
     try:
         message = json.loads(body, object_hook=protocol.structure_message)
     except Exception as exc:
-        if "method" in raw and "id" in raw:
+        if "method" not in raw:
+            # A malformed answer to one of our requests: fail that request instead of waiting forever.
+            futures = getattr(protocol, "_request_futures", {})
+            pending = futures.pop(raw.get("id"), None)
+            if pending is not None and not pending.done():
+                pending.set_exception(ValueError(f"the client answered with a malformed result: {exc}"))
+            else:
+                log.warning("dropping a malformed response %r: %s", raw.get("id"), exc)
+        elif "id" in raw:
             protocol._send_data(_error(raw["id"], -32602, f"Invalid params for {raw['method']}: {exc}"))
         else:
             log.warning("dropping a malformed notification %r: %s", raw.get("method"), exc)

@@ -63,14 +63,25 @@ def current_text(ctx: ToolContext, path: Path, rel: str) -> str | None:
         raise ToolError(f"{rel} is not UTF-8 text; it cannot be edited with this tool") from None
 
 
-async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change: FileChange) -> None:
-    """Send the change to the editor (undoable, respects open buffers), then have it saved to disk."""
+async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change: FileChange, final: str) -> None:
+    """Send the change to the editor (undoable, respects open buffers), then make sure the disk has it too."""
     if change.create:
         path.parent.mkdir(parents=True, exist_ok=True)
     if not await ctx.client.apply_edit(label, [change]):
         raise ToolError(f"the editor refused the edit to {rel}")
-    # A later run_command must see the new text on disk.
+    # A later run_command must see the new text on disk: our own plugins save the buffer; for other
+    # clients (or if saving failed) we write it ourselves.
     await ctx.client.save_documents([path])
+    on_disk = await asyncio.to_thread(_read_or_none, path)
+    if on_disk != final:
+        await asyncio.to_thread(atomic_write, path, final)
+
+
+def _read_or_none(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _result(path: Path, rel: str, old: str | None, new: str, message: str, line: int) -> ToolResult:
@@ -95,7 +106,7 @@ async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, content)])
     features = ctx.client.features
     if features.apply_edit and (old is not None or features.resource_operations):
-        await _via_editor(ctx, path, rel, f"Write {rel}", change)
+        await _via_editor(ctx, path, rel, f"Write {rel}", change, content)
     else:
         await asyncio.to_thread(atomic_write, path, content)
     lines = len(content.splitlines())
@@ -154,7 +165,7 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     edit = TextEdit(first_line, 0, end_line, end_char, replacement.replace("\n", "\r\n") if crlf else replacement)
     change = FileChange(path=path, edits=[edit])
     if ctx.client.features.apply_edit:
-        await _via_editor(ctx, path, rel, f"Edit {rel}", change)
+        await _via_editor(ctx, path, rel, f"Edit {rel}", change, final)
     else:
         await asyncio.to_thread(atomic_write, path, final)
     last = first_line + new_text.count("\n") + 1

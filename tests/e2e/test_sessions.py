@@ -138,11 +138,6 @@ async def test_cli_lists_the_sessions_of_the_server(
 WINDOW = 4096
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="compaction: its target compact_to*window (1638) is below the fixed system+tools size (~1800), so its "
-    "last resort cuts the newest tool results (the file the model just read); see the report",
-)
 async def test_long_session_stays_inside_a_small_window(
     start_server: Start, workspace: Path, routing_llm: RoutingFakeLLM
 ) -> None:
