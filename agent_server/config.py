@@ -99,12 +99,20 @@ class ContextConfig(Section):
 
 class IndexConfig(Section):
     enabled: bool = True
+    """Keep a code index of the workspace (built by agent/_index/start, the `agent.index` command or the CLI)."""
     on_read: Literal["ask", "full", "metadata", "off"] = "off"
+    """After a turn, files the agent read stay in the history as: an outline + indexed (`full`), size and names
+    only (`metadata`), or the user's choice (`ask`: full / one symbol's line range / metadata / as is)."""
     auto_context: bool = False
+    """Add the index's best matches for each prompt to the turn (shown as a search card)."""
     auto_context_tokens: int = Field(default=1500, ge=0)
+    """Token budget of the automatic context."""
     max_file_bytes: int = Field(default=1_000_000, gt=0)
+    """Files larger than this are not indexed."""
     watch: bool = True
+    """Re-index files changed on disk (watchfiles) after the first build."""
     embeddings: bool = False
+    """Also embed chunks with `llm.embedding_model`, in the background, pausing while a turn runs."""
 
 
 class StoreConfig(Section):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..config import IndexConfig
@@ -16,12 +17,20 @@ log = logging.getLogger(__name__)
 class IndexService:
     """One index for the workspace root; `codebase_search` sees it once a build has completed."""
 
-    def __init__(self, root: Path, config: IndexConfig, services: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        config: IndexConfig,
+        services: dict[str, Any],
+        on_built: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         from ..index.workspace_index import WorkspaceIndex
 
         self.root = root
         self.config = config
         self.services = services
+        self.on_built = on_built  # e.g. start embedding the new chunks in the background
+        self._embed: asyncio.Task[int] | None = None
         self.index = WorkspaceIndex(root, max_file_bytes=config.max_file_bytes)
         self._build: asyncio.Task[dict[str, Any]] | None = None
         self._cancel = asyncio.Event()
@@ -67,6 +76,8 @@ class IndexService:
                 f"in {stats.seconds:.1f}s"
             )
             self.services["index"] = self.index
+            if self.on_built is not None:
+                await self.on_built()
             if self.config.watch:
                 try:
                     self.index.start_watching()
@@ -82,6 +93,15 @@ class IndexService:
 
     def cancel(self) -> None:
         self._cancel.set()
+
+    def start_embedding(self, embedder: Any, idle: asyncio.Event) -> None:
+        """Embed chunks without vectors in the background, pausing whenever a chat turn is running."""
+        self.index.embedder = embedder
+        if self._embed is None or self._embed.done():
+            self._embed = asyncio.ensure_future(self.index.embed_pending(idle=idle, cancel=self._cancel))
+
+    async def embedding_done(self) -> int:
+        return await self._embed if self._embed is not None else 0
 
     async def saved(self, path: Path, text: str | None) -> None:
         if not _inside(path, self.root):
@@ -124,9 +144,10 @@ class IndexService:
 
     async def aclose(self) -> None:
         self._cancel.set()
-        if self._build is not None:
-            self._build.cancel()
-            await asyncio.gather(self._build, return_exceptions=True)
+        for task in (self._build, self._embed):
+            if task is not None:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
         try:
             await self.index.stop_watching()
         finally:

@@ -49,10 +49,12 @@ class AgentService:
         self.policy: Any = None
         self._setup_tools()
         self._setup_store()
+        self.idle = asyncio.Event()  # set while no turn runs: background work (embeddings) waits for it
+        self.idle.set()
         self.indexer: IndexService | None = None
         if settings.index.enabled and self.roots:
             try:
-                self.indexer = IndexService(self.roots[0], settings.index, self.services)
+                self.indexer = IndexService(self.roots[0], settings.index, self.services, self._embed_index)
             except Exception as exc:  # the agent works without an index
                 log.warning("workspace index unavailable: %s", exc)
 
@@ -68,6 +70,20 @@ class AgentService:
             self.tools.register(tool)
         self.policy = PermissionPolicy(self.settings.tools, InMemoryDecisionStore())
         self.policy_settings = self.settings.tools
+
+    async def _embed_index(self) -> None:
+        """index.embeddings with llm.embedding_model: vectors are computed in the background, yielding to chat."""
+        model = self.settings.llm.embedding_model
+        if not self.settings.index.embeddings or not model or self.indexer is None:
+            return
+        from ..index.embeddings import ProviderEmbedder
+
+        try:
+            provider, _model, _info = await self.provider()
+        except Exception as exc:  # search works without vectors
+            log.warning("embeddings disabled: %s", exc)
+            return
+        self.indexer.start_embedding(ProviderEmbedder(provider, model), self.idle)
 
     def _setup_store(self) -> None:
         from ..store import Store
@@ -233,6 +249,7 @@ class AgentService:
         text = prompt_text(blocks, session.roots)
         task = asyncio.ensure_future(self._turn(session, text, client))
         session.turn = task
+        self.idle.clear()
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
@@ -242,6 +259,8 @@ class AgentService:
             return "cancelled"
         finally:
             session.turn = None
+            if not any(s.busy for s in self.sessions.values()):
+                self.idle.set()
 
     async def _turn(self, session: Session, text: str, client: AgentClient) -> acp.StopReason:
         relay = UpdateRelay(client, session.id)
@@ -254,10 +273,14 @@ class AgentService:
         async def persist(history: list[Message]) -> None:
             await self._db(self.store.replace_history, session.id, history)
 
+        if session.after_turn is not None:  # the previous turn's on-read flow rewrites the history: let it finish
+            await asyncio.gather(session.after_turn, return_exceptions=True)
+            session.after_turn = None
         await record(Message(role="user", content=text))
         if session.title is None:
             session.title = title_from_prompt(text)
         try:
+            await self._auto_context(session, text, record, relay)
             provider, model, info = await self.provider()
             system = system_prompt(session.cwd, self.settings.agent.profile, self.settings.agent.system_prompt)
             context = ContextStep(self.settings, system, info, _provider_kind(provider), persist)
@@ -275,10 +298,42 @@ class AgentService:
                 services=self.services,
                 recover_calls=_recoverer(),
             )
-            return await run_turn(turn)
+            stop = await run_turn(turn)
         except asyncio.CancelledError:
             await relay.flush()
             return "cancelled"
+        if self.settings.index.on_read != "off":
+            session.after_turn = asyncio.ensure_future(self._on_read(session, client))
+        return stop
+
+    async def _auto_context(self, session: Session, text: str, record: Callable[[Message], Any], relay: Any) -> None:
+        """index.auto_context: the index's best matches for the prompt enter the turn as a search and its result."""
+        index = self.services.get("index")
+        if not self.settings.index.auto_context or index is None:
+            return
+        from . import auto_context
+
+        found = await auto_context.gather(index, text, self.settings.index.auto_context_tokens)
+        if found is None:
+            return
+        assistant, result, call = auto_context.as_messages(text, found)
+        await record(assistant)
+        await record(result)
+        for update in auto_context.updates(call, found):
+            await relay.send(update)
+
+    async def _on_read(self, session: Session, client: AgentClient) -> None:
+        """After a turn: shorten the files it read, per index.on_read (seed 000's GraphRAG loop)."""
+        from .on_read import OnRead
+
+        starts = [i for i, m in enumerate(session.history) if m.role == "user" and not m.meta.get("nudge")]
+        since = starts[-1] if starts else 0
+        flow = OnRead(self.settings.index.on_read, client, self.indexer.index if self.indexer else None)
+        try:
+            if await flow.process(session.id, session.history, session.roots, since):
+                await self._db(self.store.replace_history, session.id, list(session.history))
+        except Exception as exc:  # the conversation goes on with the files as they were
+            log.warning("on-read indexing failed: %s", exc)
 
     def cancel(self, session_id: str) -> bool:
         session = self.get(session_id)

@@ -22,6 +22,7 @@ class Session:
     window: int | None = None  # the server's real window, once an overflow told us (smaller than advertised)
     mcp: Any = None  # McpManager for servers given by the client for this session
     turn: asyncio.Task[Any] | None = None
+    after_turn: asyncio.Task[Any] | None = None  # the on-read flow of the previous turn, if still running
     prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest
 
     @property

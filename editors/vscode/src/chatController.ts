@@ -151,7 +151,7 @@ export class ChatController {
   }
 
   private requireRpc(): Rpc | undefined {
-    if (!this.rpc) this.show({ type: "error", message: "The agent server is not running. Run “Agent: Show Logs”." });
+    if (!this.rpc) this.show({ type: "error", message: "The agent server is not running. Run “Agent Server: Show Logs”." });
     return this.rpc;
   }
 

@@ -1,9 +1,10 @@
-/** Entry point: the output channel, the server, the chat views and the Agent: commands. */
+/** Entry point: the output channel, the server, the chat views and the Agent Server: commands. */
 
 import * as os from "node:os";
 import * as vscode from "vscode";
 import { ChatController } from "./chatController";
 import { ChatViews } from "./chatView";
+import { runIndex } from "./indexing";
 import { selectionPrompt } from "./protocol";
 import { AgentServer } from "./server";
 
@@ -25,15 +26,15 @@ export function activate(context: vscode.ExtensionContext): void {
   running = server;
 
   async function indexWorkspace(): Promise<void> {
-    const rpc = server?.rpc;
-    if (!rpc) {
-      void vscode.window.showErrorMessage("The agent server is not running. Run “Agent: Show Logs” to see why.");
+    if (!server?.rpc) {
+      void vscode.window.showErrorMessage("The agent server is not running. Run “Agent Server: Show Logs” to see why.");
       return;
     }
     try {
-      // Progress is LSP work-done progress, which the language client shows natively.
-      const result = await rpc.request<{ started: boolean }>("agent/_index/start", {});
-      if (!result.started) void vscode.window.showInformationMessage("Indexing is already running.");
+      // The build's progress is LSP work-done progress (shown natively); the outcome is ours to report.
+      const outcome = await runIndex(() => server?.rpc);
+      if (outcome.kind === "already-running") void vscode.window.showInformationMessage("Indexing is already running.");
+      else void vscode.window.showInformationMessage(outcome.message);
     } catch (err) {
       void vscode.window.showErrorMessage(`Index workspace failed: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -42,7 +43,7 @@ export function activate(context: vscode.ExtensionContext): void {
   async function askAboutSelection(): Promise<void> {
     const editor = vscode.window.activeTextEditor;
     if (!editor || editor.selection.isEmpty) {
-      void vscode.window.showInformationMessage("Select some code first, then run “Agent: Ask About Selection”.");
+      void vscode.window.showInformationMessage("Select some code first, then run “Agent Server: Ask About Selection”.");
       return;
     }
     const question = await vscode.window.showInputBox({

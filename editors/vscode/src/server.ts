@@ -85,7 +85,7 @@ export class AgentServer implements vscode.Disposable {
       if (this.client !== client) return;
       if (e.newState === State.Stopped) {
         this.controller.attach(undefined);
-        this.controller.setServerState("stopped", "The agent server stopped. Run “Agent: Restart Server”.");
+        this.controller.setServerState("stopped", "The agent server stopped. Run “Agent Server: Restart Server”.");
       } else if (e.newState === State.Running && !initialStart) {
         // The language client restarted a crashed server by itself: handshake again, then resume.
         void this.handshake(client).catch((err) => this.output.error(`after an automatic restart: ${String(err)}`));
@@ -99,7 +99,7 @@ export class AgentServer implements vscode.Disposable {
     } catch (err) {
       const message = `Could not start the agent server (${command} ${args.join(" ")}): ${
         err instanceof Error ? err.message : String(err)
-      }. Check "agentServer.serverCommand" / "agentServer.pythonPath"; details in “Agent: Show Logs”.`;
+      }. Check "agentServer.serverCommand" / "agentServer.pythonPath"; details in “Agent Server: Show Logs”.`;
       this.output.error(message);
       this.controller.setServerState("failed", message);
       void vscode.window.showErrorMessage(message, "Show Logs").then((c) => c && this.output.show());
