@@ -19,6 +19,10 @@ const python = process.env.AGENT_PYTHON ?? join(repoRoot, ".venv/bin/python");
 const vsix = process.env.VSIX ?? join(extRoot, "agent-server.vsix");
 const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const MODEL = "qwen3:8b";
+const MODEL_B = "llama3.2:3b"; // the second model the fake lists, for the model picker
+const CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
+const GREET = 'def greet(name):\n    return "hello " + name\n';
+const GREET_EDITED = 'def greet(name):\n    return "hello, " + name + "!"\n';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => console.log(`[e2e ${new Date().toISOString().slice(11, 19)}]`, ...a);
@@ -50,7 +54,7 @@ async function until(what, fn, timeoutMs = 30000, everyMs = 100) {
 }
 
 function startFakeLlm(env) {
-  const proc = spawn(python, ["-m", "tests.fakes.fake_llm", "--port", "0", "--model", MODEL], {
+  const proc = spawn(python, ["-m", "tests.fakes.fake_llm", "--port", "0", "--model", MODEL, "--model", MODEL_B], {
     cwd: repoRoot,
     env,
     stdio: ["ignore", "pipe", "inherit"],
@@ -71,6 +75,16 @@ async function script(url, replies) {
   if (!r.ok) throw new Error(`POST /_fake/script: ${r.status} ${await r.text()}`);
 }
 
+/** The chat requests the fake LLM received (model loads with no messages left out), oldest first. */
+async function chatRequests(url) {
+  const r = await fetch(`${url}/_fake/requests`);
+  if (!r.ok) throw new Error(`GET /_fake/requests: ${r.status}`);
+  return (await r.json()).filter((q) => q.path === "/api/chat" && q.json?.messages?.length);
+}
+
+/** The text of every message of one recorded chat request, joined. */
+const conversation = (request) => request.json.messages.map((m) => `${m.role}: ${m.content ?? ""}`).join("\n");
+
 async function main() {
   mkdirSync(results, { recursive: true });
   const tmp = mkdtempSync(join(tmpdir(), "agent-vscode-e2e-"));
@@ -79,6 +93,8 @@ async function main() {
   const ext = join(tmp, "extensions");
   for (const d of [ws, join(ud, "User"), ext, join(tmp, "xdg")]) mkdirSync(d, { recursive: true });
   writeFileSync(join(ws, "README.md"), "# demo project\n");
+  writeFileSync(join(ws, "calc.py"), CALC);
+  writeFileSync(join(ws, "greet.py"), GREET);
   const env = {
     ...process.env,
     XDG_CONFIG_HOME: join(tmp, "xdg/config"),
@@ -163,7 +179,7 @@ async function main() {
       await page.keyboard.press("F1");
       await page.waitForSelector(".quick-input-widget input", { state: "visible" });
       await page.keyboard.type(title);
-      // Pick the row whose label is exactly the title: VS Code's own chat commands match "Agent: New Chat" too.
+      // Pick the row whose label is exactly the title: fuzzy matching lists VS Code's own chat commands too.
       const row = await until(`the palette entry ${title}`, async () => {
         for (const r of await page.$$(".quick-input-list .monaco-list-row")) {
           const label = await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "");
@@ -197,9 +213,26 @@ async function main() {
       }
     };
 
+    // The text of the active editor as rendered (Monaco draws spaces as no-break spaces).
+    const editorText = () =>
+      page.$eval(".editor-group-container.active .monaco-editor .view-lines", (e) => e.innerText.replace(/\u00a0/g, " "));
+    const openFile = async (name, expected) => {
+      await page.keyboard.press("Control+P");
+      await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+      await page.keyboard.type(name);
+      await until(`${name} in quick open`, async () => (await page.$$(".quick-input-list .monaco-list-row")).length > 0, 10000);
+      await page.keyboard.press("Enter");
+      await until(`${name} open in the editor`, async () => (await editorText()).includes(expected), 15000);
+    };
+    const send = async (text) => {
+      await frame.fill("#prompt", text);
+      await frame.press("#prompt", "Enter");
+    };
+    const turnEnded = () => until("the turn to end", async () => await frame.isVisible("#send"));
+
     let frame;
     await scenario("chat view streams an answer", async () => {
-      await runCommand("Agent: New Chat");
+      await runCommand("Agent Server: New Chat");
       frame = await chatFrame();
       await until("the model picker", async () => (await frame.$$eval("#model option", (o) => o.map((x) => x.value))).includes(MODEL));
       const answer = "Hello from the **fake** model, streamed in pieces!";
@@ -251,6 +284,134 @@ async function main() {
       if (!(await frame.isVisible("#send")) || (await frame.isVisible("#stop"))) throw new Error("the composer still shows busy");
       const notice = await frame.$eval(".notice.stopped", (e) => e.textContent);
       if (notice !== "Stopped.") throw new Error(`unexpected notice: ${notice}`);
+    });
+
+    await scenario("ask about selection sends the selected code and the question", async () => {
+      await openFile("calc.py", "def mul(a, b):");
+      await page.keyboard.press("Control+G"); // go to line 5, then select it and the next one
+      await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+      await page.keyboard.type("5");
+      await page.keyboard.press("Enter");
+      await page.keyboard.press("Shift+ArrowDown");
+      await page.keyboard.press("Shift+End");
+      await until("the selection in the editor", async () => (await page.$$(".editor-group-container.active .monaco-editor .selected-text")).length > 0, 5000);
+      await script(fake.url, [{ text: "It multiplies a by b.", pieces: 2 }]);
+      const before = (await chatRequests(fake.url)).length;
+      await page.keyboard.press("Control+Alt+A"); // the command's keybinding
+      await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+      await page.keyboard.type("What does this function do?");
+      await page.keyboard.press("Enter");
+      await until("the answer about the selection", async () => (await lastAgentText(frame)).includes("It multiplies a by b."));
+      const bubble = await frame.$$eval(".item.user", (els) => {
+        const last = els[els.length - 1];
+        return { chips: [...last.querySelectorAll(".attachment")].map((c) => c.textContent), text: last.querySelector(".text")?.textContent };
+      });
+      if (bubble.chips.join() !== "calc.py:5-6" || bubble.text !== "What does this function do?") {
+        throw new Error(`the user bubble shows ${JSON.stringify(bubble)}`);
+      }
+      const requests = await chatRequests(fake.url);
+      if (requests.length !== before + 1) throw new Error(`expected one new LLM request, got ${requests.length - before}`);
+      const last = requests[requests.length - 1].json.messages.at(-1);
+      const sent = `${last.role}: ${last.content}`;
+      for (const part of ["user: ", "calc.py", "lines 5-6", "def mul(a, b):\n    return a * b", "What does this function do?"]) {
+        if (!sent.includes(part)) throw new Error(`the prompt the LLM got lacks ${JSON.stringify(part)}:\n${sent}`);
+      }
+      if (sent.includes("def add")) throw new Error(`the prompt has more than the selection:\n${sent}`);
+      await turnEnded();
+    });
+
+    await scenario("approved edit_file shows in the editor and Ctrl+Z undoes it", async () => {
+      await openFile("greet.py", 'return "hello " + name');
+      await script(fake.url, [
+        { steps: [{ tool_calls: [{ name: "edit_file", arguments: { path: "greet.py", old_text: 'return "hello " + name', new_text: 'return "hello, " + name + "!"' } }] }] },
+        { text: "Made it friendlier.", pieces: 1 },
+      ]);
+      await send("Make the greeting friendlier");
+      const allow = await until("the approval buttons", async () => frame.$('.item.tool.asking button[data-option="allow_once"]'));
+      if ((await editorText()).includes('"hello, "')) throw new Error("the editor changed before approval");
+      if (readFileSync(join(ws, "greet.py"), "utf8") !== GREET) throw new Error("the file changed before approval");
+      await allow.click();
+      await until("the edit in the editor buffer", async () => (await editorText()).includes('return "hello, " + name + "!"'));
+      await until("the answer after the edit", async () => (await lastAgentText(frame)).includes("Made it friendlier."));
+      await until("the edit saved to disk", async () => readFileSync(join(ws, "greet.py"), "utf8") === GREET_EDITED);
+      const diff = await frame.$$eval(".item.tool .diff", (ds) => ds[ds.length - 1]?.textContent ?? "");
+      if (!diff.includes("greet.py") || !diff.includes("+1") || !diff.includes("-1")) throw new Error(`no diff on the card: ${diff}`);
+      await turnEnded();
+      await page.click(".editor-group-container.active .monaco-editor .view-lines"); // focus the editor, not the chat
+      await page.keyboard.press("Control+Z");
+      await until("the original text back after undo", async () => {
+        const text = await editorText();
+        return text.includes('return "hello " + name') && !text.includes('"hello, "');
+      }, 10000);
+    });
+
+    await scenario("index workspace reports the files and codebase_search finds code", async () => {
+      await runCommand("Agent Server: Index Workspace");
+      const done = await until("the 'Workspace indexed' notification", async () => {
+        const texts = await page.$$eval(".notifications-toasts .notification-list-item-message", (els) => els.map((e) => e.textContent ?? ""));
+        return texts.find((t) => t.startsWith("Workspace indexed:"));
+      }, 60000, 200);
+      const files = Number(/(\d+) files?/.exec(done)?.[1] ?? 0);
+      if (files < 4) throw new Error(`expected README.md, calc.py, greet.py and notes.txt indexed: ${done}`);
+      await script(fake.url, [
+        { steps: [{ tool_calls: [{ name: "codebase_search", arguments: { query: "mul multiply" } }] }] },
+        { text: "It is in calc.py.", pieces: 1 },
+      ]);
+      await send("Where do we multiply?");
+      await until("the answer after the search", async () => (await lastAgentText(frame)).includes("It is in calc.py."));
+      const result = await frame.$$eval(".item.tool", (cards) => cards[cards.length - 1].textContent ?? "");
+      if (!result.includes("calc.py:") || !result.includes("def mul")) throw new Error(`the search found nothing useful: ${result}`);
+      await turnEnded();
+    });
+
+    await scenario("history lists earlier sessions and resuming replays one", async () => {
+      await frame.click("#new-chat");
+      await until("an empty chat", async () => (await frame.$$(".item")).length === 0, 10000);
+      await script(fake.url, [{ text: "Bananas are berries.", pieces: 1 }]);
+      await send("Second topic: bananas");
+      await until("the second session's answer", async () => (await lastAgentText(frame)).includes("Bananas are berries."));
+      await turnEnded();
+      await frame.click("#history");
+      const titles = await until("both sessions in the history", async () => {
+        const t = await frame.$$eval("#sessions .session-title", (els) => els.map((e) => e.textContent));
+        return t.includes("Say hello") && t.includes("Second topic: bananas") ? t : undefined;
+      }, 10000);
+      if (titles.length !== 2) throw new Error(`expected two sessions, got ${JSON.stringify(titles)}`);
+      const first = await frame.$('#sessions .session:has(.session-title:text-is("Say hello"))');
+      await first.click();
+      await until("the earlier answer replayed", async () => (await agentText(frame)).includes("Hello from the fake model, streamed in pieces!"));
+      const replayed = await agentText(frame);
+      if (replayed.includes("Bananas")) throw new Error("the other session's answer is in the resumed chat");
+      const users = await frame.$$eval(".item.user .text", (els) => els.map((e) => e.textContent));
+      if (!users.includes("Say hello")) throw new Error(`the earlier prompt was not replayed: ${JSON.stringify(users)}`);
+      if (!(await frame.isHidden("#sessions"))) throw new Error("the session list stayed open");
+      await script(fake.url, [{ text: "Still here.", pieces: 1 }]);
+      await send("Are you still there?");
+      await until("an answer in the resumed session", async () => (await lastAgentText(frame)).includes("Still here."));
+      const requests = await chatRequests(fake.url);
+      const history = conversation(requests[requests.length - 1]);
+      if (!history.includes("Hello from the **fake** model") || history.includes("Bananas")) {
+        throw new Error(`the resumed session did not continue the earlier conversation:\n${history}`);
+      }
+      await turnEnded();
+    });
+
+    await scenario("the model picker switches the model of the next request", async () => {
+      const options = await frame.$$eval("#model option", (o) => o.map((x) => x.value));
+      if (!options.includes(MODEL) || !options.includes(MODEL_B)) throw new Error(`the picker lists ${JSON.stringify(options)}`);
+      if ((await frame.$eval("#model", (s) => s.value)) !== MODEL) throw new Error("the picker does not show the configured model");
+      const used = (await chatRequests(fake.url)).map((r) => r.json.model);
+      if (used.some((m) => m !== MODEL)) throw new Error(`requests before the switch used ${JSON.stringify([...new Set(used)])}`);
+      await frame.selectOption("#model", MODEL_B);
+      await sleep(300); // a models list racing the selection would flip the picker back: give it the chance
+      if ((await frame.$eval("#model", (s) => s.value)) !== MODEL_B) throw new Error("the picker did not keep the selected model");
+      await script(fake.url, [{ text: "Answered by the other model.", pieces: 1 }]);
+      await send("Which model are you?");
+      await until("the answer from model b", async () => (await lastAgentText(frame)).includes("Answered by the other model."));
+      const requests = await chatRequests(fake.url);
+      const model = requests[requests.length - 1].json.model;
+      if (model !== MODEL_B) throw new Error(`the request after the switch used ${model}, not ${MODEL_B}`);
+      await turnEnded();
     });
   } catch (err) {
     outcomes.push({ name: "setup", ok: false });
