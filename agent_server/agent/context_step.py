@@ -135,7 +135,7 @@ class ContextStep:
         return list(result.messages)
 
     def shrink_window(self, n_ctx: int | None) -> None:
-        """The server told us its real window (an overflow error, or a prompt cut at num_ctx): believe it."""
+        """The server told us its real window (its overflow error names it): believe it, and compact."""
         if n_ctx and n_ctx < self.window:
             self.window = n_ctx
             if self._turn is not None:

@@ -126,10 +126,8 @@ async def overflow_retry(turn: Turn, error: ContextOverflowError | None = None) 
     """The prompt did not fit: compact harder and retry the round, once per turn."""
     if not _take(turn, "overflow", 1):
         return False
-    if error is not None and error.n_ctx and error.n_ctx < turn.context.window:
-        # The server runs with a smaller window than it advertised: compacting for the advertised one won't do.
-        turn.context.window = error.n_ctx
-    turn.context.force_compaction = True
+    # A server may run with a smaller window than it advertised: its error says which; believe it from now on.
+    turn.context.shrink_window(error.n_ctx if error is not None else None)
     note = "the model's context overflowed; compacting the history and retrying"
     await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {note}]\n")))
     return True

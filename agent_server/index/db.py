@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StoreError
-from .chunker import ChunkedFile
-from .tokenize import expand_identifiers, identifiers, path_terms, split_identifier
+from .prepare import PreparedFile
+from .tokenize import path_terms
 
 SCHEMA_VERSION = 1
 _TOKENIZER = "\"porter unicode61 tokenchars '_'\""
@@ -43,20 +43,6 @@ class CatalogEntry:
     hash: str
     size: int
     mtime_ns: int
-
-
-def body_terms(text: str) -> str:
-    """Raw text plus the camel/snake parts of its compound identifiers, so `response` finds `parseHTTPResponse`."""
-    parts: list[str] = []
-    seen: set[str] = set()
-    for name in identifiers(text):
-        if name in seen:
-            continue
-        seen.add(name)
-        pieces = split_identifier(name)
-        if len(pieces) > 1:
-            parts.extend(pieces)
-    return text + "\n" + " ".join(parts)
 
 
 class IndexDB:
@@ -153,46 +139,63 @@ class IndexDB:
         conn.execute("DELETE FROM defs WHERE file_id = ?", (file_id,))
         conn.execute("DELETE FROM refs WHERE file_id = ?", (file_id,))
 
-    def write_file(
-        self, conn: sqlite3.Connection, path: str, digest: str, size: int, mtime_ns: int, chunked: ChunkedFile
-    ) -> int:
-        """Replace everything stored for `path`; call inside `transaction()`. Returns the number of chunks."""
-        row = conn.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+    def write_batch(self, conn: sqlite3.Connection, files: Sequence[PreparedFile]) -> int:
+        """Store prepared files (replacing what was there) with one `executemany` per table; call inside
+        `transaction()`. Returns the number of chunks written."""
+        next_id = int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM chunks").fetchone()[0]) + 1
         now = time.time()
-        if row is None:
-            cur = conn.execute(
-                "INSERT INTO files(path, hash, size, mtime_ns, language, indexed_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (path, digest, size, mtime_ns, chunked.language, now),
-            )
-            file_id = int(cur.lastrowid or 0)
-        else:
-            file_id = int(row[0])
-            self._delete_file_rows(conn, file_id)
-            conn.execute(
-                "UPDATE files SET hash = ?, size = ?, mtime_ns = ?, language = ?, indexed_at = ? WHERE id = ?",
-                (digest, size, mtime_ns, chunked.language, now, file_id),
-            )
-        pterms = path + " " + path_terms(path)
-        for chunk in chunked.chunks:
-            cur = conn.execute(
-                "INSERT INTO chunks(file_id, start_line, end_line, kind, symbol, text) VALUES (?, ?, ?, ?, ?, ?)",
-                (file_id, chunk.start_line, chunk.end_line, chunk.kind, chunk.symbol, chunk.text),
-            )
-            chunk_id = int(cur.lastrowid or 0)
-            short_defs = [d.rsplit(".", 1)[-1] for d in chunk.defs]
-            conn.execute(
-                "INSERT INTO chunks_fts(rowid, path, symbols, body) VALUES (?, ?, ?, ?)",
-                (chunk_id, pterms, expand_identifiers(short_defs), body_terms(chunk.text)),
-            )
-            conn.executemany(
-                "INSERT INTO defs(name, file_id, chunk_id) VALUES (?, ?, ?)",
-                [(d, file_id, chunk_id) for d in dict.fromkeys(short_defs) if d and d != "<anonymous>"],
-            )
+        chunk_rows: list[tuple[object, ...]] = []
+        fts_rows: list[tuple[object, ...]] = []
+        def_rows: list[tuple[object, ...]] = []
+        ref_rows: list[tuple[object, ...]] = []
+        for pf in files:
+            if pf.status == "unchanged":
+                self.touch_file(conn, pf.path, pf.size, pf.mtime_ns)
+                continue
+            if pf.status != "indexed":
+                self.remove_file(conn, pf.path)
+                continue
+            row = conn.execute("SELECT id FROM files WHERE path = ?", (pf.path,)).fetchone()
+            if row is None:
+                cur = conn.execute(
+                    "INSERT INTO files(path, hash, size, mtime_ns, language, indexed_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (pf.path, pf.digest, pf.size, pf.mtime_ns, pf.language, now),
+                )
+                file_id = int(cur.lastrowid or 0)
+            else:
+                file_id = int(row[0])
+                self._delete_file_rows(conn, file_id)
+                conn.execute(
+                    "UPDATE files SET hash = ?, size = ?, mtime_ns = ?, language = ?, indexed_at = ? WHERE id = ?",
+                    (pf.digest, pf.size, pf.mtime_ns, pf.language, now, file_id),
+                )
+            pterms = pf.path + " " + path_terms(pf.path)
+            for c in pf.chunks:
+                cid = next_id
+                next_id += 1
+                chunk_rows.append((cid, file_id, c.start_line, c.end_line, c.kind, c.symbol, c.text))
+                fts_rows.append((cid, pterms, c.fts_symbols, c.fts_body))
+                def_rows.extend((d, file_id, cid) for d in c.defs)
+            ref_rows.extend((file_id, name, n) for name, n in pf.refs)
         conn.executemany(
-            "INSERT INTO refs(file_id, name, count) VALUES (?, ?, ?)",
-            [(file_id, name, n) for name, n in chunked.refs.items()],
+            "INSERT INTO chunks(id, file_id, start_line, end_line, kind, symbol, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            chunk_rows,
         )
-        return len(chunked.chunks)
+        conn.executemany("INSERT INTO chunks_fts(rowid, path, symbols, body) VALUES (?, ?, ?, ?)", fts_rows)
+        conn.executemany("INSERT INTO defs(name, file_id, chunk_id) VALUES (?, ?, ?)", def_rows)
+        conn.executemany("INSERT INTO refs(file_id, name, count) VALUES (?, ?, ?)", ref_rows)
+        return len(chunk_rows)
+
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Skip fsyncs while a build writes many batches: the index is a cache and a crash only costs a rebuild."""
+        with self.lock:
+            self.conn.execute("PRAGMA synchronous=OFF")
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.conn.execute("PRAGMA synchronous=NORMAL")
 
     def touch_file(self, conn: sqlite3.Connection, path: str, size: int, mtime_ns: int) -> None:
         conn.execute("UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path))

@@ -19,18 +19,40 @@ STOP_WORDS = frozenset(
 )
 
 
+_SPLIT_CACHE: dict[str, tuple[str, ...]] = {}
+_SPLIT_CACHE_MAX = 400_000  # a codebase's identifier vocabulary; cleared wholesale when exceeded
+
+
+def split_parts(name: str) -> tuple[str, ...]:
+    """Cached `split_identifier` (indexing splits the same names millions of times)."""
+    parts = _SPLIT_CACHE.get(name)
+    if parts is None:
+        if len(_SPLIT_CACHE) >= _SPLIT_CACHE_MAX:
+            _SPLIT_CACHE.clear()
+        parts = _SPLIT_CACHE[name] = tuple(
+            m.group(0).lower() for piece in name.split("_") if piece for m in _CAMEL_RE.finditer(piece)
+        )
+    return parts
+
+
 def split_identifier(name: str) -> list[str]:
     """`parseHTTPResponse` -> [parse, http, response]; `snake_case_name` -> [snake, case, name]."""
-    parts: list[str] = []
-    for piece in name.split("_"):
-        if piece:
-            parts.extend(m.group(0).lower() for m in _CAMEL_RE.finditer(piece))
-    return parts
+    return list(split_parts(name))
 
 
 def identifiers(text: str) -> list[str]:
     """Every identifier-like word in `text`, in order."""
     return IDENT_RE.findall(text)
+
+
+def body_terms(text: str) -> str:
+    """Raw text plus the camel/snake parts of its compound identifiers, so `response` finds `parseHTTPResponse`."""
+    parts: list[str] = []
+    for name in dict.fromkeys(IDENT_RE.findall(text)):
+        pieces = split_parts(name)
+        if len(pieces) > 1:
+            parts.extend(pieces)
+    return text + "\n" + " ".join(parts)
 
 
 def expand_identifiers(names: Iterable[str]) -> str:
@@ -45,7 +67,7 @@ def expand_identifiers(names: Iterable[str]) -> str:
         if not lowered:
             continue
         out.append(lowered)
-        parts = split_identifier(name)
+        parts = split_parts(name)
         if len(parts) > 1:
             out.extend(parts)
     return " ".join(out)

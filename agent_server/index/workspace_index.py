@@ -6,18 +6,21 @@ import asyncio
 import contextlib
 import hashlib
 import time
-from collections.abc import Awaitable, Callable
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 
-from .chunker import ChunkedFile, chunk_text
-from .db import IndexDB
+from .db import CatalogEntry, IndexDB
 from .embeddings import Embedder, embed_pending, load_vectors, query_vector
 from .graph import SymbolGraph
+from .pool import discard_pool, shared_pool, usable_cpus
+from .prepare import PreparedFile, prepare_batch, prepare_data
 from .query import parse_query
-from .scanner import SNIFF_BYTES, ScannedFile, Scanner, looks_binary
+from .scanner import ScannedFile, Scanner
 from .search import Hit, SearchContext, Weights, build_suffix_map, rank
 from .watcher import watch_tree
 
@@ -25,6 +28,7 @@ BATCH_FILES = 64
 EDIT_HALF_LIFE_S = 600.0
 
 Progress = Callable[[int, int, str], Awaitable[None]]
+Entry = tuple[str, int, int, str | None]  # path, size, mtime_ns, catalogued hash
 
 
 @dataclass
@@ -80,38 +84,55 @@ class WorkspaceIndex:
 
     # -- building -------------------------------------------------------------------------------------------
 
-    def _process(self, files: list[ScannedFile], cancel: asyncio.Event | None, stats: IndexStats) -> None:
-        """Read, hash, chunk and store one batch in a single transaction (runs in a worker thread)."""
-        catalog = self.db.catalog()
-        prepared: list[tuple[ScannedFile, str, ChunkedFile | str | None]] = []
-        for f in files:
-            if cancel is not None and cancel.is_set():
-                break
-            try:
-                data = (self.root / f.path).read_bytes()
-            except OSError:
-                stats.files_skipped += 1
-                continue
-            digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-            old = catalog.get(f.path)
-            if old is not None and old.hash == digest:
-                prepared.append((f, digest, None))
-                continue
-            if looks_binary(data[:SNIFF_BYTES]):
-                stats.files_skipped += 1
-                prepared.append((f, digest, "binary"))
-                continue
-            prepared.append((f, digest, chunk_text(f.path, data.decode("utf-8", errors="replace"))))
+    def _entries(self, files: list[ScannedFile], catalog: dict[str, CatalogEntry]) -> list[Entry]:
+        return [(f.path, f.size, f.mtime_ns, old.hash if (old := catalog.get(f.path)) else None) for f in files]
+
+    def _write(self, prepared: list[PreparedFile], stats: IndexStats) -> None:
+        """Store one prepared batch in a single transaction (runs in a worker thread)."""
         with self.db.transaction() as conn:
-            for f, digest, chunked in prepared:
-                if chunked is None:
-                    self.db.touch_file(conn, f.path, f.size, f.mtime_ns)
-                    stats.files_unchanged += 1
-                elif isinstance(chunked, str):
-                    self.db.remove_file(conn, f.path)
-                else:
-                    stats.chunks += self.db.write_file(conn, f.path, digest, f.size, f.mtime_ns, chunked)
-                    stats.files_processed += 1
+            stats.chunks += self.db.write_batch(conn, prepared)
+        for pf in prepared:
+            if pf.status == "indexed":
+                stats.files_processed += 1
+            elif pf.status == "unchanged":
+                stats.files_unchanged += 1
+            else:
+                stats.files_skipped += 1
+
+    async def _prepared_batches(
+        self, batches: list[list[Entry]], cancel: asyncio.Event | None
+    ) -> AsyncIterator[list[PreparedFile]]:
+        """Prepared batches in order: chunked in worker processes (a few batches ahead) when there are several."""
+        pool = shared_pool() if len(batches) > 1 else None
+        root = str(self.root)
+        if pool is None:
+            for batch in batches:
+                yield await asyncio.to_thread(prepare_batch, root, batch)
+            return
+        loop = asyncio.get_running_loop()
+        ahead = 2 * usable_cpus()
+        pending: deque[asyncio.Future[list[PreparedFile]]] = deque()
+        queued = iter(batches)
+        try:
+            for batch in queued:
+                pending.append(loop.run_in_executor(pool, prepare_batch, root, batch))
+                if len(pending) >= ahead:
+                    break
+            while pending:
+                try:
+                    done = await pending.popleft()
+                except BrokenProcessPool:
+                    discard_pool()
+                    raise
+                if cancel is not None and cancel.is_set():
+                    return
+                nxt = next(queued, None)
+                if nxt is not None:
+                    pending.append(loop.run_in_executor(pool, prepare_batch, root, nxt))
+                yield done
+        finally:
+            for fut in pending:
+                fut.cancel()
 
     async def build(self, progress: Progress | None = None, cancel: asyncio.Event | None = None) -> IndexStats:
         """Bring the index up to date with the disk; unchanged files are skipped, `cancel` stops between batches."""
@@ -137,15 +158,16 @@ class WorkspaceIndex:
             done = stats.files_unchanged
             if progress is not None:
                 await progress(done, stats.files_total, "")
-            for i in range(0, len(todo), BATCH_FILES):
-                if cancel is not None and cancel.is_set():
-                    stats.cancelled = True
-                    break
-                batch = todo[i : i + BATCH_FILES]
-                await asyncio.to_thread(self._process, batch, cancel, stats)
-                done += len(batch)
-                if progress is not None:
-                    await progress(min(done, stats.files_total), stats.files_total, batch[-1].path)
+            entries = self._entries(todo, catalog)
+            batches = [entries[i : i + BATCH_FILES] for i in range(0, len(entries), BATCH_FILES)]
+            with self.db.bulk():
+                async for prepared in self._prepared_batches(batches, cancel):
+                    if cancel is not None and cancel.is_set():
+                        break
+                    await asyncio.to_thread(self._write, prepared, stats)
+                    done += len(prepared)
+                    if progress is not None:
+                        await progress(min(done, stats.files_total), stats.files_total, prepared[-1].path)
             if cancel is not None and cancel.is_set():
                 stats.cancelled = True
             if not stats.cancelled:
@@ -194,16 +216,15 @@ class WorkspaceIndex:
             except OSError:
                 self._remove_paths([rel])
                 return
-            if len(data) > self.scanner.max_file_bytes or looks_binary(data[:SNIFF_BYTES]):
+            if len(data) > self.scanner.max_file_bytes:
                 self._remove_paths([rel])
                 return
-            digest = hashlib.blake2b(data, digest_size=16).hexdigest()
             old = self.db.catalog_entry(rel)
-            if old is not None and old.hash == digest:
+            prepared = prepare_data(rel, data, st.st_size, st.st_mtime_ns, old.hash if old else None)
+            if prepared.status == "unchanged":
                 return
-            chunked = chunk_text(rel, data.decode("utf-8", errors="replace"))
             with self.db.transaction() as conn:
-                self.db.write_file(conn, rel, digest, st.st_size, st.st_mtime_ns, chunked)
+                self.db.write_batch(conn, [prepared])
 
         await asyncio.to_thread(work)
 
