@@ -16,6 +16,10 @@ from ..context import estimate_message
 from ..errors import AgentServerError, SessionNotFoundError
 from ..llm.base import ModelInfo, Provider
 from ..messages import Message
+from ..store import Store
+from ..tools.builtin import builtin_tools
+from ..tools.permissions import PermissionPolicy
+from ..tools.registry import ToolRegistry
 from .client import AgentClient
 from .content import prompt_text
 from .context_step import ContextStep
@@ -44,11 +48,9 @@ class AgentService:
         self._model: str | None = None
         self._model_info: ModelInfo | None = None
         self._provider_lock = asyncio.Lock()
-        self.store: Any = None
-        self.tools: Any = None
-        self.policy: Any = None
-        self._setup_tools()
-        self._setup_store()
+        self.store = Store(settings.database_path())
+        self.tools = ToolRegistry(builtin_tools(settings), result_limit=settings.tools.result_limit)
+        self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
         self.idle = asyncio.Event()  # set while no turn runs: background work (embeddings) waits for it
         self.idle.set()
         self.indexer: IndexService | None = None
@@ -59,17 +61,6 @@ class AgentService:
                 log.warning("workspace index unavailable: %s", exc)
 
     # --- wiring -----------------------------------------------------------------------------------------
-
-    def _setup_tools(self) -> None:
-        from ..tools.builtin import builtin_tools
-        from ..tools.permissions import InMemoryDecisionStore, PermissionPolicy
-        from ..tools.registry import ToolRegistry
-
-        self.tools = ToolRegistry(result_limit=self.settings.tools.result_limit)
-        for tool in builtin_tools(self.settings):
-            self.tools.register(tool)
-        self.policy = PermissionPolicy(self.settings.tools, InMemoryDecisionStore())
-        self.policy_settings = self.settings.tools
 
     async def _embed_index(self) -> None:
         """index.embeddings with llm.embedding_model: vectors are computed in the background, yielding to chat."""
@@ -85,29 +76,27 @@ class AgentService:
             return
         self.indexer.start_embedding(ProviderEmbedder(provider, model), self.idle)
 
-    def _setup_store(self) -> None:
-        from ..store import Store
-
-        self.store = Store(self.settings.database_path())
-        self.policy.decisions = self.store  # "always" answers survive restarts
-
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         """SQLite work off the event loop."""
         return await asyncio.to_thread(fn, *args)
 
     def reconfigure(self, settings: Settings) -> None:
-        """New settings (e.g. workspace/configuration); the provider is re-resolved on the next prompt."""
+        """New settings (workspace/configuration): later turns use them; the endpoint is resolved again."""
         self.settings = settings
+        self.policy = PermissionPolicy(settings.tools, self.store)
         self._provider = None
+        self._model = None
         self._model_info = None
 
     async def provider(self) -> tuple[Provider, str, ModelInfo | None]:
         """Resolve the endpoint lazily: session/new must work while the LLM server is down."""
         async with self._provider_lock:
             if self._provider is None or self._model is None:
+                from ..llm.capabilities import StoreCapabilityCache
                 from ..llm.registry import open_provider
 
-                self._provider, self._model, self._model_info = await open_provider(self.settings)
+                cache = StoreCapabilityCache(self.store)
+                self._provider, self._model, self._model_info = await open_provider(self.settings, cache=cache)
             return self._provider, self._model, self._model_info
 
     # --- sessions ---------------------------------------------------------------------------------------
@@ -190,15 +179,11 @@ class AgentService:
         )
         await session.mcp.start()
 
-    def _tools_for(self, session: Session) -> Any:
+    def _tools_for(self, session: Session) -> ToolRegistry:
         """Built-ins plus the MCP tools that are ready now."""
         if session.mcp is None:
             return self.tools
-        from ..tools.registry import ToolRegistry
-
-        registry = ToolRegistry(result_limit=self.settings.tools.result_limit)
-        for name in self.tools.names():
-            registry.register(self.tools.get(name))
+        registry = ToolRegistry(builtin_tools(self.settings), result_limit=self.settings.tools.result_limit)
         for tool in session.mcp.tools():
             registry.register(tool, replace=True)
         return registry

@@ -103,36 +103,31 @@ class WorkspaceIndex:
         self, batches: list[list[Entry]], cancel: asyncio.Event | None
     ) -> AsyncIterator[list[PreparedFile]]:
         """Prepared batches in order: chunked in worker processes (a few batches ahead) when there are several."""
-        pool = shared_pool() if len(batches) > 1 else None
         root = str(self.root)
-        if pool is None:
-            for batch in batches:
-                yield await asyncio.to_thread(prepare_batch, root, batch)
-            return
-        loop = asyncio.get_running_loop()
-        ahead = 2 * usable_cpus()
-        pending: deque[asyncio.Future[list[PreparedFile]]] = deque()
-        queued = iter(batches)
-        try:
-            for batch in queued:
-                pending.append(loop.run_in_executor(pool, prepare_batch, root, batch))
-                if len(pending) >= ahead:
-                    break
-            while pending:
-                try:
+        pool = shared_pool() if len(batches) > 1 else None
+        sent = 0
+        if pool is not None:
+            loop = asyncio.get_running_loop()
+            pending: deque[asyncio.Future[list[PreparedFile]]] = deque()
+            try:
+                while sent < len(batches) or pending:
+                    while sent < len(batches) and len(pending) < 2 * usable_cpus():
+                        pending.append(loop.run_in_executor(pool, prepare_batch, root, batches[sent]))
+                        sent += 1
                     done = await pending.popleft()
-                except BrokenProcessPool:
-                    discard_pool()
-                    raise
-                if cancel is not None and cancel.is_set():
-                    return
-                nxt = next(queued, None)
-                if nxt is not None:
-                    pending.append(loop.run_in_executor(pool, prepare_batch, root, nxt))
-                yield done
-        finally:
-            for fut in pending:
-                fut.cancel()
+                    if cancel is not None and cancel.is_set():
+                        return
+                    yield done
+                return
+            except BrokenProcessPool:
+                # A worker died (or could not start): finish this build in a thread instead.
+                discard_pool(broken=True)
+                sent -= len(pending) + 1
+            finally:
+                for fut in pending:
+                    fut.cancel()
+        for batch in batches[max(sent, 0) :]:
+            yield await asyncio.to_thread(prepare_batch, root, batch)
 
     async def build(self, progress: Progress | None = None, cancel: asyncio.Event | None = None) -> IndexStats:
         """Bring the index up to date with the disk; unchanged files are skipped, `cancel` stops between batches."""

@@ -134,13 +134,47 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
         server.client.configure(params.capabilities, options)
         server.agent = AgentService(server.settings, roots, server.client)
 
+    async def pull_configuration() -> None:
+        """Settings from `workspace/configuration` (section "agentServer") sit above initializationOptions."""
+        caps = server.client_capabilities.workspace
+        if server.agent is None or not (caps and caps.configuration):
+            return
+        item = lsp.ConfigurationItem(section="agentServer")
+        try:
+            result = await server.workspace_configuration_async(lsp.ConfigurationParams(items=[item]))
+        except Exception as exc:
+            log.warning("workspace/configuration failed: %s", exc)
+            return
+        part = result[0] if isinstance(result, (list, tuple)) and result else None
+        if not isinstance(part, dict) or not part:
+            return
+        roots = server.workspace_roots()
+        try:
+            settings = config_mod.load(
+                workspace=roots[0] if roots else None,
+                client_options=config_mod.merge(_settings_part(server.init_options), part),
+                cli_overrides=server.cli_overrides,
+            )
+        except Exception as exc:  # keep the settings we have; tell the user which key is wrong
+            server.protocol.notify(
+                lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Error, message=str(exc))
+            )
+            return
+        server.settings = settings
+        server.agent.reconfigure(settings)
+
     @server.feature(lsp.INITIALIZED)
-    def on_initialized(params: lsp.InitializedParams) -> None:
+    async def on_initialized(params: lsp.InitializedParams) -> None:
         error = server.startup_error
         if error:
             server.protocol.notify(
                 lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Error, message=error)
             )
+        await pull_configuration()
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_configuration_changed(params: lsp.DidChangeConfigurationParams) -> None:
+        await pull_configuration()
 
     @server.feature(lsp.SHUTDOWN)
     async def on_shutdown(params: Any) -> None:

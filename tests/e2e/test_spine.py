@@ -168,3 +168,29 @@ async def test_openai_provider_with_v1_or_root_base_url(
         assert await client.request("agent/session/prompt", prompt_params(sid, "hi")) == {"stopReason": "end_turn"}
         assert client.text(sid) == f"via {base}"
     assert all(r.path == "/v1/chat/completions" for r in fake_llm.chat_requests())
+
+
+async def test_workspace_configuration_overrides_initialization_options(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    caps = {"workspace": {"configuration": True, "applyEdit": False}, "window": {}}
+    client = await LspClient.start(env={"AGENT_SERVER_STORE__PATH": str(workspace.parent / "cfg.db")})
+    answers = [[{"agent": {"maxRounds": 1}}]]
+    client.handlers["workspace/configuration"] = lambda params: answers[0]
+    try:
+        await client.initialize(workspace, llm_options(fake_llm), capabilities=caps)
+        await client.wait_for(lambda: any(m == "workspace/configuration" for m, _ in client.server_requests))
+        await asyncio.sleep(0.2)
+        sid = await new_session(client, workspace)
+        fake_llm.script(Reply.tool_call("list_directory", {"path": "."}), Reply.text("never reached"))
+        result = await client.request("agent/session/prompt", prompt_params(sid, "look around"))
+        assert result == {"stopReason": "max_turn_requests"}
+        # A changed setting is pulled again.
+        answers[0] = [{"agent": {"maxRounds": 5}}]
+        client.notify("workspace/didChangeConfiguration", {"settings": None})
+        await client.wait_for(lambda: sum(m == "workspace/configuration" for m, _ in client.server_requests) >= 2)
+        await asyncio.sleep(0.2)
+        fake_llm.script(Reply.tool_call("list_directory", {"path": "."}), Reply.text("done"))
+        assert await client.request("agent/session/prompt", prompt_params(sid, "again")) == {"stopReason": "end_turn"}
+    finally:
+        await client.close()

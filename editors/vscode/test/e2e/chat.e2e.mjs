@@ -222,8 +222,13 @@ async function main() {
       await page.keyboard.press("Control+P");
       await page.waitForSelector(".quick-input-widget input", { state: "visible" });
       await page.keyboard.type(name);
-      await until(`${name} in quick open`, async () => (await page.$$(".quick-input-list .monaco-list-row")).length > 0, 10000);
-      await page.keyboard.press("Enter");
+      const row = await until(`${name} in quick open`, async () => {
+        for (const r of await page.$$(".quick-input-widget .quick-input-list .monaco-list-row")) {
+          if ((await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "")) === name) return r;
+        }
+        return undefined;
+      }, 10000);
+      await row.click();
       await until(`${name} open in the editor`, async () => (await editorText()).includes(expected), 15000);
     };
     const send = async (text) => {

@@ -1,0 +1,49 @@
+"""One lazily started process pool per server process for chunking (tree-sitter and tokenizing hold the GIL)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from concurrent.futures import ProcessPoolExecutor
+
+_pool: ProcessPoolExecutor | None = None
+_broken = False  # workers could not run here (e.g. an unguarded __main__ script); stay in-process from then on
+_lock = threading.Lock()
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _warm() -> None:
+    """Import the chunker and load the Python grammar once per worker, not on its first batch."""
+    from .chunker import chunk_text
+
+    chunk_text("warm.py", "def warm():\n    pass\n")
+
+
+def shared_pool() -> ProcessPoolExecutor | None:
+    """The pool (spawned, so safe beside the server's threads), or None on a single core."""
+    global _pool
+    workers = usable_cpus()
+    if workers < 2 or _broken:
+        return None
+    with _lock:
+        if _pool is None:
+            ctx = multiprocessing.get_context("spawn")
+            _pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_warm)
+        return _pool
+
+
+def discard_pool(broken: bool = False) -> None:
+    """Shut the pool down; `broken` also stops later builds from starting another."""
+    global _pool, _broken
+    with _lock:
+        pool, _pool = _pool, None
+        _broken = _broken or broken
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
