@@ -1,4 +1,4 @@
-"""`agent-server serve | chat | doctor | index | search | sessions`."""
+"""`agent-server serve | chat | doctor | index | search | sessions | permissions`."""
 
 from __future__ import annotations
 
@@ -129,12 +129,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_llm_flags(p)
     p.set_defaults(func=cmd_doctor)
 
-    for module in ("agent_server.index.cli", "agent_server.store.cli"):
-        try:
-            register = __import__(module, fromlist=["register"]).register
-        except (ImportError, AttributeError):
-            continue
-        register(sub)
+    from . import permissions_cli
+    from .index import cli as index_cli
+    from .store import cli as store_cli
+
+    for module in (index_cli, store_cli, permissions_cli):
+        module.register(sub)
     return parser
 
 
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        if "settings" not in vars(args) and args.command in ("index", "search", "sessions"):
+        if "settings" not in vars(args) and args.command in ("index", "search", "sessions", "permissions"):
             args.settings = _load(args, Path(getattr(args, "workspace", None) or ".").resolve())
         status: int = func(args) or 0
         return status

@@ -154,7 +154,7 @@ def _fill_gaps(lines: list[str], chunks: list[Chunk]) -> list[Chunk]:
     return out
 
 
-def chunk_text(path: str, text: str) -> ChunkedFile:
+def chunk_text(path: str, text: str, count_refs: bool = True) -> ChunkedFile:
     """Chunks of one file (by symbol when its language has a grammar) plus its identifier counts."""
     lines = text.splitlines()
     language = language_for(path)
@@ -165,5 +165,5 @@ def chunk_text(path: str, text: str) -> ChunkedFile:
         walker.visit(tree.root_node, [], False)
         chunks = walker.chunks
     chunks = _fill_gaps(lines, chunks)
-    refs = Counter(name for name in identifiers(text) if len(name) >= 3)
+    refs = Counter(name for name in identifiers(text) if len(name) >= 3) if count_refs else Counter()
     return ChunkedFile(chunks, refs, language)

@@ -15,7 +15,7 @@ from ..errors import StoreError
 from .prepare import PreparedFile
 from .tokenize import path_terms
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # an index of another version is dropped and rebuilt (it is only a cache)
 _TOKENIZER = "\"porter unicode61 tokenchars '_'\""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,8 +31,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts
 CREATE TABLE IF NOT EXISTS defs (name TEXT NOT NULL, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS defs_name ON defs(name);
 CREATE INDEX IF NOT EXISTS defs_file ON defs(file_id);
-CREATE TABLE IF NOT EXISTS refs (file_id INTEGER NOT NULL, name TEXT NOT NULL, count INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS refs_file ON refs(file_id);
+CREATE TABLE IF NOT EXISTS refs (file_id INTEGER PRIMARY KEY, names TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS embeddings (chunk_id INTEGER PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL);
 """
 
@@ -55,6 +54,7 @@ class IndexDB:
             self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
+            self._drop_other_versions()
             fresh = self.conn.execute("SELECT name FROM sqlite_master WHERE name = 'chunks_fts'").fetchone() is None
             self.conn.executescript(SCHEMA)
             if fresh:
@@ -68,6 +68,16 @@ class IndexDB:
         self.lock = threading.RLock()
         self._stemmer_ready = False
         self.generation = 0  # bumped on every write so caches (graph, vectors) know to refresh
+
+    def _drop_other_versions(self) -> None:
+        has_meta = self.conn.execute("SELECT name FROM sqlite_master WHERE name = 'meta'").fetchone()
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() if has_meta else None
+        if row is None or row[0] == str(SCHEMA_VERSION):
+            return
+        tables = [r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for name in ("chunks_fts", *tables):
+            if not name.startswith(("sqlite_", "chunks_fts_")):
+                self.conn.execute(f'DROP TABLE IF EXISTS "{name}"')
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -147,7 +157,7 @@ class IndexDB:
         chunk_rows: list[tuple[object, ...]] = []
         fts_rows: list[tuple[object, ...]] = []
         def_rows: list[tuple[object, ...]] = []
-        ref_rows: list[tuple[object, ...]] = []
+        ref_rows: list[tuple[int, str]] = []
         for pf in files:
             if pf.status == "unchanged":
                 self.touch_file(conn, pf.path, pf.size, pf.mtime_ns)
@@ -176,14 +186,14 @@ class IndexDB:
                 chunk_rows.append((cid, file_id, c.start_line, c.end_line, c.kind, c.symbol, c.text))
                 fts_rows.append((cid, pterms, c.fts_symbols, c.fts_body))
                 def_rows.extend((d, file_id, cid) for d in c.defs)
-            ref_rows.extend((file_id, name, n) for name, n in pf.refs)
+            ref_rows.append((file_id, pf.refs))
         conn.executemany(
             "INSERT INTO chunks(id, file_id, start_line, end_line, kind, symbol, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
             chunk_rows,
         )
         conn.executemany("INSERT INTO chunks_fts(rowid, path, symbols, body) VALUES (?, ?, ?, ?)", fts_rows)
         conn.executemany("INSERT INTO defs(name, file_id, chunk_id) VALUES (?, ?, ?)", def_rows)
-        conn.executemany("INSERT INTO refs(file_id, name, count) VALUES (?, ?, ?)", ref_rows)
+        conn.executemany("INSERT INTO refs(file_id, names) VALUES (?, ?)", ref_rows)
         return len(chunk_rows)
 
     @contextmanager

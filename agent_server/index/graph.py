@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .db import IndexDB
+from .prepare import decode_refs
 
 MAX_DEFINERS = 8  # a name defined in more files than this (`get`, `run`, `__init__`) says nothing about who uses whom
 DAMPING = 0.85
@@ -37,17 +38,18 @@ class SymbolGraph:
             definers[str(name)].add(int(fid))
         useful = {n: f for n, f in definers.items() if len(f) <= MAX_DEFINERS and len(n) >= 3}
         edges: dict[tuple[int, int], float] = defaultdict(float)
-        for fid, name, count in db.query("SELECT file_id, name, count FROM refs"):
-            targets = useful.get(str(name))
-            if not targets:
-                continue
+        for fid, names in db.query("SELECT file_id, names FROM refs"):
             src_id = int(fid)
-            w = math.sqrt(int(count)) / len(targets)
-            if str(name).startswith("_"):
-                w *= 0.3
-            for t in targets:
-                if t != src_id:
-                    edges[(src_id, t)] += w
+            for name, count in decode_refs(str(names)):
+                targets = useful.get(name)
+                if not targets:
+                    continue
+                w = math.sqrt(count) / len(targets)
+                if name.startswith("_"):
+                    w *= 0.3
+                for t in targets:
+                    if t != src_id:
+                        edges[(src_id, t)] += w
         index = {fid: i for i, fid in enumerate(file_ids)}
         pairs = [(index[a], index[b], w) for (a, b), w in edges.items() if a in index and b in index]
         src = np.array([p[0] for p in pairs], dtype=np.int64)

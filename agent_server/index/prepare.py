@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from .chunker import chunk_text
 from .scanner import SNIFF_BYTES, looks_binary
-from .tokenize import body_terms, expand_identifiers
+from .tokenize import body_terms, expand_identifiers, identifiers
 
 Status = Literal["indexed", "unchanged", "binary", "unreadable"]
 
@@ -39,7 +41,17 @@ class PreparedFile:
     digest: str = ""
     language: str | None = None
     chunks: list[PreparedChunk] = field(default_factory=list)
-    refs: list[tuple[str, int]] = field(default_factory=list)
+    refs: str = ""  # "name count name count ...": identifiers this file uses (one row, not one per name)
+
+
+def encode_refs(refs: Counter[str]) -> str:
+    return " ".join(f"{name} {n}" for name, n in refs.items())
+
+
+def decode_refs(encoded: str) -> Iterator[tuple[str, int]]:
+    parts = encoded.split()
+    for i in range(0, len(parts) - 1, 2):
+        yield parts[i], int(parts[i + 1])
 
 
 def content_hash(data: bytes) -> str:
@@ -53,17 +65,28 @@ def prepare_data(path: str, data: bytes, size: int, mtime_ns: int, old_hash: str
         return PreparedFile(path, size, mtime_ns, "unchanged", digest)
     if looks_binary(data[:SNIFF_BYTES]):
         return PreparedFile(path, size, mtime_ns, "binary", digest)
-    chunked = chunk_text(path, data.decode("utf-8", errors="replace"))
+    chunked = chunk_text(path, data.decode("utf-8", errors="replace"), count_refs=False)
     chunks: list[PreparedChunk] = []
+    refs: Counter[str] = Counter()
     for c in chunked.chunks:
+        # Chunks cover every non-blank line once, so their identifiers are the file's references.
+        names = identifiers(c.text)
+        refs.update(n for n in names if len(n) >= 3)
         short = [d.rsplit(".", 1)[-1] for d in c.defs]
         defs = tuple(d for d in dict.fromkeys(short) if d and d != "<anonymous>")
         chunks.append(
             PreparedChunk(
-                c.start_line, c.end_line, c.kind, c.symbol, c.text, expand_identifiers(short), body_terms(c.text), defs
+                c.start_line,
+                c.end_line,
+                c.kind,
+                c.symbol,
+                c.text,
+                expand_identifiers(short),
+                body_terms(c.text, names),
+                defs,
             )
         )
-    return PreparedFile(path, size, mtime_ns, "indexed", digest, chunked.language, chunks, list(chunked.refs.items()))
+    return PreparedFile(path, size, mtime_ns, "indexed", digest, chunked.language, chunks, encode_refs(refs))
 
 
 def prepare_batch(root: str, files: list[tuple[str, int, int, str | None]]) -> list[PreparedFile]:

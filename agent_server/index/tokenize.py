@@ -45,10 +45,11 @@ def identifiers(text: str) -> list[str]:
     return IDENT_RE.findall(text)
 
 
-def body_terms(text: str) -> str:
-    """Raw text plus the camel/snake parts of its compound identifiers, so `response` finds `parseHTTPResponse`."""
+def body_terms(text: str, names: Iterable[str] | None = None) -> str:
+    """Raw text plus the camel/snake parts of its compound identifiers, so `response` finds `parseHTTPResponse`.
+    `names` are the text's identifiers when the caller already has them."""
     parts: list[str] = []
-    for name in dict.fromkeys(IDENT_RE.findall(text)):
+    for name in dict.fromkeys(IDENT_RE.findall(text) if names is None else names):
         pieces = split_parts(name)
         if len(pieces) > 1:
             parts.extend(pieces)

@@ -468,3 +468,20 @@ async def test_edit_file_through_apply_edit_shows_a_diff(
     ]
     assert "Edited m.py" in update_text(done)
     validate_updates(client)
+
+
+async def test_remembered_approvals_can_be_listed_and_revoked(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    server = await start_server(workspace, options(fake_llm))
+    asked = answer_permissions(server, "allow_always")
+    fake_llm.script(Reply.tool_call("run_command", {"command": "echo hi"}), Reply.text("ok"))
+    sid = await new_session(server, workspace)
+    await prompt(server, sid, "say hi")
+    listed = (await server.request("agent/_permissions/list", {"cwd": str(workspace)}))["decisions"]
+    assert [(d["tool"], d["pattern"], d["allow"]) for d in listed] == [("run_command", "echo *", True)]
+    assert (await server.request("agent/_permissions/revoke", {"id": listed[0]["id"]})) == {"revoked": True}
+    assert (await server.request("agent/_permissions/list", {"cwd": str(workspace)}))["decisions"] == []
+    fake_llm.script(Reply.tool_call("run_command", {"command": "echo again"}), Reply.text("ok"))
+    await prompt(server, sid, "again")
+    assert len(asked) == 2, "after revoking, the command must ask again"

@@ -1,0 +1,95 @@
+"""The command line as a user runs it: version, doctor, config errors, permissions."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agent_server import __version__
+from agent_server.store import Store
+from agent_server.tools.permissions import Decision
+from tests.fakes.fake_llm import FakeLLMServer, FakeModel
+
+
+def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agent_server", *args],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "NO_COLOR": "1", **(env or {})}, cwd=cwd,
+    )  # fmt: skip
+
+
+def test_version() -> None:
+    proc = run("--version")
+    assert proc.returncode == 0 and proc.stdout.strip() == f"agent-server {__version__}"
+
+
+def test_doctor_lists_models_and_their_abilities(fake_llm: FakeLLMServer, workspace: Path) -> None:
+    fake_llm.models = [
+        FakeModel("qwen3:8b", context_length=40960, capabilities=["completion", "tools", "thinking"]),
+        FakeModel("gemma3:4b", context_length=8192, capabilities=["completion"]),
+    ]
+    proc = run(
+        "doctor",
+        "--json",
+        "--provider",
+        "ollama",
+        "--base-url",
+        fake_llm.url,
+        "--model",
+        "gemma3:4b",
+        "-w",
+        str(workspace),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    models = {m["name"]: m for m in report["models"]}
+    assert models["qwen3:8b"] == {
+        "name": "qwen3:8b",
+        "tools": "native",
+        "thinking": True,
+        "embeddings": False,
+        "context_length": 40960,
+    }
+    assert models["gemma3:4b"]["tools"] == "prompt-based"
+    assert any("prompt" in n for n in report["notes"])
+
+
+def test_doctor_fails_with_a_fix_when_nothing_answers(workspace: Path) -> None:
+    proc = run("doctor", "--provider", "ollama", "--base-url", "http://127.0.0.1:9", "-w", str(workspace))
+    assert proc.returncode == 1
+    assert "127.0.0.1:9" in proc.stdout and "Fix:" in proc.stdout
+
+
+def test_doctor_names_a_missing_model(fake_llm: FakeLLMServer, workspace: Path) -> None:
+    proc = run(
+        "doctor", "--provider", "ollama", "--base-url", fake_llm.url, "--model", "llama9:70b", "-w", str(workspace)
+    )
+    assert proc.returncode == 1 and "llama9:70b" in proc.stdout and "ollama pull llama9:70b" in proc.stdout
+
+
+def test_bad_setting_is_one_clear_line(workspace: Path) -> None:
+    proc = run("chat", "-w", str(workspace), "hi", env={"AGENT_SERVER_AGENT__MAX_ROUNDS": "lots"})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().startswith("agent-server: configuration error at 'agent.max_rounds'")
+    assert "Traceback" not in proc.stderr
+
+
+def test_permissions_list_and_revoke(tmp_path: Path, workspace: Path) -> None:
+    db = tmp_path / "p.db"
+    with Store(db) as store:
+        store.add(
+            Decision(id="d1", workspace=str(workspace.resolve()), tool="run_command", pattern="pytest *", allow=True)
+        )
+    env = {"AGENT_SERVER_STORE__PATH": str(db)}
+    listed = run("permissions", "list", "--json", "-w", str(workspace), env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert [(d["id"], d["tool"], d["pattern"], d["allow"]) for d in json.loads(listed.stdout)] == [
+        ("d1", "run_command", "pytest *", True)
+    ]
+    assert run("permissions", "revoke", "d1", env=env).returncode == 0
+    assert json.loads(run("permissions", "list", "--json", "-w", str(workspace), env=env).stdout) == []
+    missing = run("permissions", "revoke", "d1", env=env)
+    assert missing.returncode == 1 and "d1" in missing.stderr
