@@ -60,7 +60,13 @@ def cmd_chat(args: argparse.Namespace) -> int:
     async def run() -> int:
         service = AgentService(settings, [workspace], client)
         try:
-            session = await service.new_session(str(workspace))
+            if args.session:
+                # Resume a conversation started anywhere (an editor, another terminal): show it, then go on.
+                await service.load_session(args.session, str(workspace), [], client)
+                sys.stdout.write("\n")
+                session = await service.open(args.session)
+            else:
+                session = await service.new_session(str(workspace))
             prompts = [args.prompt] if args.prompt else None
             while True:
                 if prompts is not None:
@@ -120,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--approve", choices=["ask", "all", "none"], default="ask", help="answer to approval prompts")
     p.add_argument("--no-thinking", action="store_true", help="hide the model's reasoning")
     p.add_argument("--max-rounds", type=int, dest="max_rounds")
+    p.add_argument("--session", "-s", help="resume this session (see `agent-server sessions list`)")
     _add_llm_flags(p)
     p.set_defaults(func=cmd_chat)
 

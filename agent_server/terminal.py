@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from rich.console import Console
+from rich.text import Text
 
 from . import acp
 from .agent.client import ClientFeatures, FileChange
@@ -45,7 +46,10 @@ class TerminalClient:
         self._thinking = False
 
     async def session_update(self, session_id: str, update: acp.SessionUpdate) -> None:
-        if isinstance(update, acp.AgentMessageChunk) and isinstance(update.content, acp.TextContent):
+        if isinstance(update, acp.UserMessageChunk) and isinstance(update.content, acp.TextContent):
+            self._end_thinking()
+            self.err.print(Text(f"\n› {update.content.text}", style="bold"))
+        elif isinstance(update, acp.AgentMessageChunk) and isinstance(update.content, acp.TextContent):
             self._end_thinking()
             sys.stdout.write(update.content.text)
             sys.stdout.flush()

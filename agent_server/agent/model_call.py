@@ -22,14 +22,19 @@ async def call_model(provider: Provider, request: ChatRequest, relay: UpdateRela
     thinking: list[str] = []
     calls: list[ToolCall] = []
     stream = provider.stream_chat(request)
+    push = relay.push
     try:
+        # Runs once per token: exact type checks and a synchronous push, awaiting only when the kind changes.
         async for event in stream:
-            if isinstance(event, TextDelta):
-                text.append(event.text)
-                await relay.delta("text", event.text)
-            elif isinstance(event, ThinkingDelta):
-                thinking.append(event.text)
-                await relay.delta("thinking", event.text)
+            kind = type(event)
+            if kind is TextDelta or kind is ThinkingDelta:
+                delta: TextDelta | ThinkingDelta = event  # type: ignore[assignment]
+                (text if kind is TextDelta else thinking).append(delta.text)
+                if not push(delta.type, delta.text):
+                    await relay.delta(delta.type, delta.text)
+            elif isinstance(event, TextDelta | ThinkingDelta):  # a subclass: same meaning, slower path
+                (text if isinstance(event, TextDelta) else thinking).append(event.text)
+                await relay.delta(event.type, event.text)
             elif isinstance(event, ToolCallEvent):
                 calls.append(event.call)
             else:

@@ -47,3 +47,15 @@ def discard_pool(broken: bool = False) -> None:
         _broken = _broken or broken
     if pool is not None:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _noop() -> None:
+    return None
+
+
+def warm_pool() -> None:
+    """Start the workers now (they take a moment to import) so they are ready when the first batch is."""
+    pool = shared_pool()
+    if pool is not None:
+        for _ in range(usable_cpus()):
+            pool.submit(_noop)

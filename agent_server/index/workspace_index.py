@@ -17,7 +17,7 @@ import platformdirs
 from .db import CatalogEntry, IndexDB
 from .embeddings import Embedder, embed_pending, load_vectors, query_vector
 from .graph import SymbolGraph
-from .pool import discard_pool, shared_pool, usable_cpus
+from .pool import discard_pool, shared_pool, usable_cpus, warm_pool
 from .prepare import PreparedFile, prepare_batch, prepare_data
 from .query import parse_query
 from .scanner import ScannedFile, Scanner
@@ -135,8 +135,10 @@ class WorkspaceIndex:
         stats = IndexStats()
         self._building = True
         try:
-            scanned = await asyncio.to_thread(lambda: list(self.scanner.walk()))
             catalog = await asyncio.to_thread(self.db.catalog)
+            if not catalog:
+                warm_pool()  # a cold build: let the workers start while the tree is scanned
+            scanned = await asyncio.to_thread(lambda: list(self.scanner.walk()))
             stats.files_total = len(scanned)
             present = {f.path for f in scanned}
             gone = [p for p in catalog if p not in present]

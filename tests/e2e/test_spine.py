@@ -194,3 +194,44 @@ async def test_workspace_configuration_overrides_initialization_options(
         assert await client.request("agent/session/prompt", prompt_params(sid, "again")) == {"stopReason": "end_turn"}
     finally:
         await client.close()
+
+
+async def test_terminal_resumes_a_session_from_the_server(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    client = await start_server(workspace, llm_options(fake_llm))  # the fixture's db: tmp_path / "agent.db"
+    sid = await new_session(client, workspace)
+    fake_llm.script(Reply.text("The capital is Paris."))
+    await client.request("agent/session/prompt", prompt_params(sid, "capital of France?"))
+    await client.close()
+
+    fake_llm.script(Reply.text("About 2.1 million people."))
+    env = {**os.environ, "NO_COLOR": "1", "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_server", "chat", "-w", str(workspace), "--session", sid,
+         "--provider", "ollama", "--base-url", fake_llm.url, "--model", fake_llm.models[0].name, "how many live there?"],
+        capture_output=True, text=True, timeout=60, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "The capital is Paris." in proc.stdout and proc.stdout.rstrip().endswith("About 2.1 million people.")
+    assert "capital of France?" in proc.stderr  # the earlier question is shown too
+    sent = fake_llm.chat_requests()[-1].json["messages"]
+    assert [m["content"] for m in sent if m["role"] != "system"] == [
+        "capital of France?",
+        "The capital is Paris.",
+        "how many live there?",
+    ]
+
+
+async def test_read_file_sees_the_unsaved_buffer(server: LspClient, workspace: Path, fake_llm: FakeLLMServer) -> None:
+    target = workspace / "draft.py"
+    target.write_text("on_disk = 1\n")
+    server.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": target.as_uri(), "languageId": "python", "version": 1, "text": "unsaved = 2\n"}},
+    )
+    fake_llm.script(Reply.tool_call("read_file", {"path": "draft.py"}), Reply.text("seen"))
+    sid = await new_session(server, workspace)
+    await server.request("agent/session/prompt", prompt_params(sid, "read draft.py"))
+    result = fake_llm.chat_requests()[1].json["messages"][-1]
+    assert result["role"] == "tool" and "unsaved = 2" in result["content"] and "on_disk" not in result["content"]
