@@ -207,7 +207,8 @@ async def test_terminal_resumes_a_session_from_the_server(
 
     fake_llm.script(Reply.text("About 2.1 million people."))
     env = {**os.environ, "NO_COLOR": "1", "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db")}
-    proc = subprocess.run(
+    proc = await asyncio.to_thread(
+        subprocess.run,
         [sys.executable, "-m", "agent_server", "chat", "-w", str(workspace), "--session", sid,
          "--provider", "ollama", "--base-url", fake_llm.url, "--model", fake_llm.models[0].name, "how many live there?"],
         capture_output=True, text=True, timeout=60, env=env,
