@@ -50,3 +50,20 @@ def prompt_text(blocks: list[acp.ContentBlock], roots: list[Path]) -> str:
         elif isinstance(block, acp.ImageContent):
             parts.append("[image omitted: this model input is text only]")
     return "\n\n".join(p for p in parts if p)
+
+
+def display_text(blocks: list[acp.ContentBlock], roots: list[Path]) -> str:
+    """What the user typed, with attached resources as short tags (for replays), e.g. "[calc.py lines 5-6] why?"."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, acp.TextContent):
+            parts.append(block.text)
+        elif isinstance(block, acp.EmbeddedResource | acp.ResourceLink):
+            uri = block.resource.uri if isinstance(block, acp.EmbeddedResource) else block.uri
+            name = _display(uri, roots)
+            rng = (block.meta or {}).get("range") if isinstance(block.meta, dict) else None
+            if isinstance(rng, dict) and "start" in rng:
+                end = rng.get("end") or rng["start"]
+                name += f" lines {int(rng['start'].get('line', 0)) + 1}-{int(end.get('line', 0)) + 1}"
+            parts.append(f"[{name}]")
+    return " ".join(p for p in parts if p)

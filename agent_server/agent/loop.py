@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .session import Session
 
 StopReason = acp.StopReason
+MAX_STORED_DIFF = 200_000  # characters of old + new text kept with a tool result for replay
 
 
 @dataclass
@@ -84,6 +85,7 @@ async def run_turn(turn: Turn) -> StopReason:
         if turn.context.truncated(reply.usage) and await overflow_retry(turn):
             continue  # the server silently cut the prompt: that answer saw a mangled history
         recover(turn, reply.message, request)
+        unique_ids(reply.message.tool_calls, turn.session.history)
         await turn.record(reply.message)
 
         if reply.message.tool_calls:
@@ -154,11 +156,28 @@ async def call_tools(turn: Turn, calls: list[ToolCall]) -> bool:
             for pending in calls[index:]:
                 await turn.record(_tool_message(pending, "Error: cancelled by the user before it finished."))
             raise
-        await turn.record(_tool_message(call, result.text))
+        message = _tool_message(call, result.text)
+        diffs = [c.dump() for c in result.content if isinstance(c, acp.Diff)]
+        if diffs and sum(len(d.get("oldText") or "") + len(d["newText"]) for d in diffs) <= MAX_STORED_DIFF:
+            message.meta["diffs"] = diffs  # so a replayed session shows the edit, not just its summary
+        await turn.record(message)
         if result.ends_turn:
             ends = True
             await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=result.text)))
     return ends
+
+
+def unique_ids(calls: list[ToolCall], history: list[Message]) -> None:
+    """Some servers reuse tool-call ids (a counter per reply, a fixed id); the client and the history need them unique."""
+    seen = {c.id for m in history for c in m.tool_calls}
+    for call in calls:
+        base = call.id or "call"
+        candidate, n = base, 1
+        while candidate in seen:
+            n += 1
+            candidate = f"{base}_{n}"
+        call.id = candidate
+        seen.add(candidate)
 
 
 def _tool_message(call: ToolCall, text: str) -> Message:

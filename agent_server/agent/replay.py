@@ -22,7 +22,8 @@ def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.Sessio
             if message.meta.get("nudge"):
                 yield acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {message.content}]\n"))
             else:
-                yield acp.UserMessageChunk(content=acp.TextContent(text=message.content))
+                text = str(message.meta.get("display") or message.content)
+                yield acp.UserMessageChunk(content=acp.TextContent(text=text))
         elif message.role == "assistant":
             if message.thinking:
                 yield acp.AgentThoughtChunk(content=acp.TextContent(text=message.thinking))
@@ -42,10 +43,12 @@ def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.Sessio
             if message.tool_call_id in open_calls:
                 open_calls.remove(message.tool_call_id)
             failed = message.content.startswith("Error:")
+            content: list[acp.Content | acp.Diff] = [acp.Content(content=acp.TextContent(text=message.content))]
+            content += [acp.Diff.model_validate(d) for d in message.meta.get("diffs", [])]
             yield acp.ToolCallProgress(
                 tool_call_id=message.tool_call_id,
                 status="failed" if failed else "completed",
-                content=[acp.Content(content=acp.TextContent(text=message.content))],
+                content=content,  # type: ignore[arg-type]
             )
     yield from _close(open_calls)
 
