@@ -1,3 +1,4 @@
 from .cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # the index's worker processes (spawn) import this module too
+    raise SystemExit(main())

@@ -15,7 +15,7 @@ from ..errors import StoreError
 from .prepare import PreparedFile
 from .tokenize import path_terms
 
-SCHEMA_VERSION = 2  # an index of another version is dropped and rebuilt (it is only a cache)
+SCHEMA_VERSION = 3  # an index of another version is dropped and rebuilt (it is only a cache)
 _TOKENIZER = "\"porter unicode61 tokenchars '_'\""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -28,6 +28,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 CREATE INDEX IF NOT EXISTS chunks_file ON chunks(file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts
     USING fts5(path, symbols, body, tokenize="porter unicode61 tokenchars '_'");
+CREATE VIRTUAL TABLE IF NOT EXISTS files_fts
+    USING fts5(path, body, tokenize="porter unicode61 tokenchars '_'");
 CREATE TABLE IF NOT EXISTS defs (name TEXT NOT NULL, file_id INTEGER NOT NULL, chunk_id INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS defs_name ON defs(name);
 CREATE INDEX IF NOT EXISTS defs_file ON defs(file_id);
@@ -60,6 +62,7 @@ class IndexDB:
             if fresh:
                 # Path matches weigh most, then defined symbols, then the body text.
                 self.conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(4.0, 3.0, 1.0)')")
+                self.conn.execute("INSERT INTO files_fts(files_fts, rank) VALUES ('rank', 'bm25(4.0, 1.0)')")
             self.conn.execute(
                 "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
             )
@@ -75,8 +78,8 @@ class IndexDB:
         if row is None or row[0] == str(SCHEMA_VERSION):
             return
         tables = [r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-        for name in ("chunks_fts", *tables):
-            if not name.startswith(("sqlite_", "chunks_fts_")):
+        for name in ("chunks_fts", "files_fts", *tables):
+            if not name.startswith(("sqlite_", "chunks_fts_", "files_fts_")):
                 self.conn.execute(f'DROP TABLE IF EXISTS "{name}"')
 
     @contextmanager
@@ -148,6 +151,7 @@ class IndexDB:
         conn.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
         conn.execute("DELETE FROM defs WHERE file_id = ?", (file_id,))
         conn.execute("DELETE FROM refs WHERE file_id = ?", (file_id,))
+        conn.execute("DELETE FROM files_fts WHERE rowid = ?", (file_id,))
 
     def write_batch(self, conn: sqlite3.Connection, files: Sequence[PreparedFile]) -> int:
         """Store prepared files (replacing what was there) with one `executemany` per table; call inside
@@ -158,6 +162,7 @@ class IndexDB:
         fts_rows: list[tuple[object, ...]] = []
         def_rows: list[tuple[object, ...]] = []
         ref_rows: list[tuple[int, str]] = []
+        file_rows: list[tuple[int, str, str]] = []
         for pf in files:
             if pf.status == "unchanged":
                 self.touch_file(conn, pf.path, pf.size, pf.mtime_ns)
@@ -187,6 +192,8 @@ class IndexDB:
                 fts_rows.append((cid, pterms, c.fts_symbols, c.fts_body))
                 def_rows.extend((d, file_id, cid) for d in c.defs)
             ref_rows.append((file_id, pf.refs))
+            # The whole file as one document too: a bug report's words spread over a file, not one chunk.
+            file_rows.append((file_id, pterms, "\n".join(c.fts_symbols + "\n" + c.fts_body for c in pf.chunks)))
         conn.executemany(
             "INSERT INTO chunks(id, file_id, start_line, end_line, kind, symbol, text) VALUES (?, ?, ?, ?, ?, ?, ?)",
             chunk_rows,
@@ -194,6 +201,7 @@ class IndexDB:
         conn.executemany("INSERT INTO chunks_fts(rowid, path, symbols, body) VALUES (?, ?, ?, ?)", fts_rows)
         conn.executemany("INSERT INTO defs(name, file_id, chunk_id) VALUES (?, ?, ?)", def_rows)
         conn.executemany("INSERT INTO refs(file_id, names) VALUES (?, ?)", ref_rows)
+        conn.executemany("INSERT INTO files_fts(rowid, path, body) VALUES (?, ?, ?)", file_rows)
         return len(chunk_rows)
 
     @contextmanager

@@ -28,6 +28,13 @@ class SymbolGraph:
         out = np.bincount(src, weights=weight, minlength=len(file_ids)) if len(file_ids) else np.zeros(0)
         self.norm_weight = weight / np.maximum(out[src], 1e-12) if len(src) else weight
         self.dangling = out == 0
+        # The propagation step as segment sums over edges sorted by target (`reduceat` beats `bincount` here).
+        order = np.argsort(dst, kind="stable")
+        self._src_sorted = src[order]
+        self._w_sorted = self.norm_weight[order].astype(np.float32) if len(src) else np.zeros(0, np.float32)
+        dst_sorted = dst[order]
+        self._starts = np.flatnonzero(np.r_[True, dst_sorted[1:] != dst_sorted[:-1]]) if len(src) else order
+        self._targets = dst_sorted[self._starts] if len(src) else order
         self._prior: dict[int, float] | None = None
 
     @classmethod
@@ -57,12 +64,15 @@ class SymbolGraph:
         weight = np.array([p[2] for p in pairs], dtype=np.float64)
         return cls(file_ids, src, dst, weight)
 
-    def pagerank(self, personalization: dict[int, float] | None = None) -> dict[int, float]:
-        """PageRank over files, teleporting to `personalization` (file id -> weight) or uniformly."""
+    def pagerank(
+        self, personalization: dict[int, float] | None = None, among: set[int] | None = None
+    ) -> dict[int, float]:
+        """PageRank over files, teleporting to `personalization` (file id -> weight) or uniformly; reported for
+        the files in `among` (default all)."""
         n = len(self.file_ids)
         if n == 0:
             return {}
-        p = np.zeros(n)
+        p = np.zeros(n, dtype=np.float32)
         if personalization:
             for fid, w in personalization.items():
                 i = self.index.get(fid)
@@ -72,14 +82,18 @@ class SymbolGraph:
             p[:] = 1.0
         p /= p.sum()
         r = p.copy()
+        flow = np.zeros(n, dtype=np.float32)
         for _ in range(ITERATIONS):
-            flow = np.bincount(self.dst, weights=r[self.src] * self.norm_weight, minlength=n) if len(self.src) else 0
+            if len(self._starts):
+                flow[self._targets] = np.add.reduceat(r[self._src_sorted] * self._w_sorted, self._starts)
             r_next = (1 - DAMPING) * p + DAMPING * (flow + r[self.dangling].sum() * p)
             if float(np.abs(r_next - r).sum()) < 1e-6:
                 r = r_next
                 break
             r = r_next
-        return {fid: float(r[i]) for i, fid in enumerate(self.file_ids)}
+        if among is None:
+            return {fid: float(r[i]) for i, fid in enumerate(self.file_ids)}
+        return {fid: float(r[i]) for fid in among if (i := self.index.get(fid)) is not None}
 
     def prior(self) -> dict[int, float]:
         """Global PageRank, normalized so the most central file scores 1."""

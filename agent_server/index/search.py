@@ -15,10 +15,15 @@ from .query import ParsedQuery
 from .tokenize import split_identifier
 
 FTS_LIMIT = 300
+FILE_LIMIT = 100
 MAX_TERMS = 24  # the rarest terms carry nearly all of BM25's signal; common ones only cost time
 MAX_UNSEEN_TERMS = 16  # terms missing from the cached vocabulary (new since it loaded, or absent): cheap to include
 MIN_COMMON_DF = 100
 COMMON_SHARE = 0.5  # a term in more than half the chunks has ~zero BM25 IDF and the longest posting list
+# FTS5 scores every chunk matching any term, so latency follows the summed posting lengths: stop adding (ever more
+# common) terms past this many postings. The first MIN_TERMS always go in.
+POSTING_BUDGET = 15_000
+MIN_TERMS = 6
 SNIPPET_LINES = 12
 
 
@@ -47,6 +52,7 @@ class Weights:
     graph: float = 0.5
     prior: float = 0.1
     file_spread: float = 0.25
+    file_bm25: float = 0.5  # BM25 of the whole file as one document
     vector: float = 0.8
     open_file: float = 0.15
     edited_file: float = 0.3
@@ -137,7 +143,13 @@ def select_terms(db: IndexDB, ctx: SearchContext, terms: list[str], priority: se
     # Drop terms in most chunks, unless the index is tiny or nothing rarer is left.
     limit = max(COMMON_SHARE * ctx.chunk_count, MIN_COMMON_DF)
     kept = [x for x in seen if x[1] <= limit] or seen
-    rare = [x[1:] for x in sorted(kept)[:MAX_TERMS]]
+    rare: list[tuple[int, int, str]] = []
+    postings = 0
+    for x in sorted(kept)[:MAX_TERMS]:
+        if len(rare) >= MIN_TERMS and postings + x[1] > POSTING_BUDGET:
+            continue  # a rarer term further down may still fit
+        rare.append(x[1:])
+        postings += x[1]
     return [t for _, _, t in sorted(rare, key=lambda x: x[1])] + unseen[:MAX_UNSEEN_TERMS]
 
 
@@ -161,8 +173,9 @@ def rank(
     bm25: dict[int, float] = {}
     if terms:
         rows = db.query(
-            "SELECT f.rowid, f.rank, c.file_id FROM chunks_fts f JOIN chunks c ON c.id = f.rowid "
-            "WHERE chunks_fts MATCH ? ORDER BY f.rank LIMIT ?",
+            # Rank inside FTS5 first; joining before the LIMIT would look up every matching chunk.
+            "SELECT f.id, f.rank, c.file_id FROM (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? "
+            "ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.id",
             (_fts_query(terms), FTS_LIMIT),
         )
         for cid, r, fid in rows:
@@ -170,6 +183,14 @@ def rank(
             chunk_file[int(cid)] = int(fid)
     top = max(bm25.values(), default=1.0) or 1.0
     bm25 = {c: v / top for c, v in bm25.items()}
+    file_score: dict[int, float] = {}
+    if terms and w.file_bm25:
+        rows = db.query(
+            "SELECT rowid, rank FROM files_fts WHERE files_fts MATCH ? ORDER BY rank LIMIT ?",
+            (_fts_query(terms), FILE_LIMIT),
+        )
+        ftop = max((-float(r) for _, r in rows), default=1.0) or 1.0
+        file_score = {int(fid): -float(r) / ftop for fid, r in rows}
 
     definition: dict[int, float] = defaultdict(float)
     if q.identifiers:
@@ -222,7 +243,7 @@ def rank(
 
     # Files only reached through a path mention get represented by their best-matching or first chunk.
     files_with_chunks = set(chunk_file.values())
-    for fid in (set(path_hit) | set(frame_file)) - files_with_chunks:
+    for fid in (set(path_hit) | set(frame_file) | set(file_score)) - files_with_chunks:
         row = db.query("SELECT id FROM chunks WHERE file_id = ? ORDER BY start_line LIMIT 1", (fid,))
         if row:
             chunk_file[int(row[0][0])] = fid
@@ -237,10 +258,12 @@ def rank(
         seeds[chunk_file[cid]] += v
     for fid, v in path_hit.items():
         seeds[fid] += 2 * v
+    for fid, v in file_score.items():
+        seeds[fid] += w.file_bm25 * v
     for fid, v in frame_file.items():
         seeds[fid] += 2 * v
     strongest = dict(sorted(seeds.items(), key=lambda kv: -kv[1])[:30])
-    ppr = ctx.graph.pagerank(strongest) if strongest and w.graph else {}
+    ppr = ctx.graph.pagerank(strongest, among=set(chunk_file.values())) if strongest and w.graph else {}
     ppr_top = max((ppr.get(f, 0.0) for f in set(chunk_file.values())), default=0.0) or 1.0
     prior = ctx.graph.prior() if w.prior else {}
 
@@ -263,6 +286,7 @@ def rank(
             + w.graph * ppr.get(fid, 0.0) / ppr_top
             + w.prior * prior.get(fid, 0.0)
             + w.file_spread * spread.get(fid, 0.0)
+            + w.file_bm25 * file_score.get(fid, 0.0)
             + w.vector * vector.get(cid, 0.0)
             + (w.open_file if path in ctx.open_files else 0.0)
             + (w.edited_file * ctx.edited_files.get(path, 0.0))

@@ -214,6 +214,8 @@ async def big_repo(git_dir: Path, scratch: Path, queries: list[str]) -> dict[str
             bm25_baseline(index, q)
             base.append((time.perf_counter() - t0) * 1000)
         fresh = await edit_latency(index, ws)
+        if index._ctx_task is not None:
+            await index._ctx_task  # a background cache refresh must not write into the directory being removed
         index.close()
     return {"fresh_ms_median": statistics.median(fresh), "fresh_ms_max": max(fresh), "repo": str(git_dir), "files": stats.files_processed, "chunks": stats.chunks,
             "index_s": stats.seconds, "files_per_s": stats.files_processed / stats.seconds,

@@ -202,3 +202,31 @@ def test_cli_index_and_search_json(fixture_repo: Path, tmp_path: Path) -> None:
     assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
     bad = _cli(["search", "--db", db, "x", "--workspace", str(tmp_path / "missing")], tmp_path)
     assert bad.returncode != 0 and "not a directory" in bad.stderr
+
+
+async def test_an_index_from_an_older_version_is_rebuilt_not_misread(fixture_repo: Path, tmp_path: Path) -> None:
+    db = tmp_path / "i.db"
+    index = WorkspaceIndex(fixture_repo, db)
+    await index.build()
+    index.db.set_meta("schema_version", "0")  # what an older release would have left behind
+    index.close()
+    index = WorkspaceIndex(fixture_repo, db)
+    assert index.status().files == 0
+    again = await index.build()
+    assert again.files_processed == 4
+    assert (await index.search("parse_response"))[0].path == "app/http.py"
+    index.close()
+
+
+async def test_a_large_build_in_worker_processes_matches_a_file_by_file_update(workspace: Path, tmp_path: Path) -> None:
+    for i in range(200):
+        (workspace / f"mod_{i}.py").write_text(f"class Model{i}:\n    def save_record_{i}(self):\n        return {i}\n")
+    index = WorkspaceIndex(workspace, tmp_path / "i.db")
+    stats = await index.build()
+    assert (stats.files_processed, stats.chunks) == (200, 200)
+    hit = (await index.search("save_record_137"))[0]
+    assert (hit.path, hit.symbol) == ("mod_137.py", "Model137")
+    await index.update_file(workspace / "mod_137.py", "def renamed_helper():\n    return 1\n")
+    assert (await index.search("renamed_helper"))[0].path == "mod_137.py"
+    assert not [h for h in await index.search("save_record_137") if "save_record_137" in h.snippet]
+    index.close()

@@ -105,6 +105,15 @@ export function initializationOptions(llm: LlmSettings): Record<string, unknown>
   return options;
 }
 
+/**
+ * The answer to the server's `workspace/configuration` pull of the section "agentServer": the same LLM settings as
+ * initializationOptions, without the editor-only keys (serverCommand, pythonPath, logLevel) the server rejects.
+ */
+export function serverConfigurationSection(llm: LlmSettings): Record<string, unknown> {
+  const { llm: picked } = initializationOptions(llm);
+  return picked ? { llm: picked } : {};
+}
+
 /** The answer to `agent/session/request_permission`: the chosen option, or cancelled when none was chosen. */
 export function permissionOutcome(optionId: string | undefined): PermissionOutcome {
   return optionId ? { outcome: { outcome: "selected", optionId } } : { outcome: { outcome: "cancelled" } };

@@ -1,14 +1,31 @@
 /** The agent-server process through vscode-languageclient: find, start, restart, and the agent/ handlers. */
 
 import * as vscode from "vscode";
-import { LanguageClient, State, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
+import {
+  LanguageClient,
+  ResponseError,
+  State,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from "vscode-languageclient/node";
 import type { ChatController, Rpc } from "./chatController";
 import {
   initializationOptions,
+  serverConfigurationSection,
+  type LlmSettings,
   type RequestPermissionParams,
   type SessionNotification,
 } from "./protocol";
 import { makeWhich, resolveServerCommand } from "./serverCommand";
+
+function llmSettings(): LlmSettings {
+  const config = vscode.workspace.getConfiguration("agentServer");
+  return {
+    provider: config.get<string>("llm.provider"),
+    baseUrl: config.get<string>("llm.baseUrl"),
+    model: config.get<string>("llm.model"),
+  };
+}
 
 export class AgentServer implements vscode.Disposable {
   private client: LanguageClient | undefined;
@@ -60,12 +77,19 @@ export class AgentServer implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
       outputChannel: this.output,
-      initializationOptions: () =>
-        initializationOptions({
-          provider: config.get<string>("llm.provider"),
-          baseUrl: config.get<string>("llm.baseUrl"),
-          model: config.get<string>("llm.model"),
-        }),
+      initializationOptions: () => initializationOptions(llmSettings()),
+      middleware: {
+        workspace: {
+          // The server pulls "agentServer" as its own settings: answer with those only, not the editor's keys.
+          configuration: async (params, token, next) => {
+            const answers = await next(params, token);
+            if (answers instanceof ResponseError || !Array.isArray(answers)) return answers;
+            return params.items.map((item, i) =>
+              item.section === "agentServer" ? serverConfigurationSection(llmSettings()) : answers[i],
+            );
+          },
+        },
+      },
     };
     const client = new LanguageClient("agentServer", "Agent Server", serverOptions, clientOptions);
     client.onNotification("agent/session/update", (params: SessionNotification) =>

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { chatHtml, makeNonce } from "../src/html";
-import { attachmentLabel, initializationOptions, permissionOutcome, selectionPrompt } from "../src/protocol";
+import {
+  attachmentLabel,
+  initializationOptions,
+  permissionOutcome,
+  selectionPrompt,
+  serverConfigurationSection,
+} from "../src/protocol";
 import { makeWhich, resolveServerCommand } from "../src/serverCommand";
 
 test("initializationOptions carries the LLM settings that are set, and always opts in to saveDocuments", () => {
@@ -10,6 +16,13 @@ test("initializationOptions carries the LLM settings that are set, and always op
     llm: { provider: "ollama", baseUrl: "http://127.0.0.1:11434" },
   });
   assert.deepEqual(initializationOptions({}), { saveDocumentsRequest: true });
+});
+
+test("the pulled agentServer configuration holds only the LLM settings that are set", () => {
+  assert.deepEqual(serverConfigurationSection({ provider: "ollama", baseUrl: "", model: "qwen3:8b" }), {
+    llm: { provider: "ollama", model: "qwen3:8b" },
+  });
+  assert.deepEqual(serverConfigurationSection({ provider: "", baseUrl: "", model: "" }), {});
 });
 
 test("Ask About Selection sends the selection as a resource with its range, then the question", () => {

@@ -95,6 +95,24 @@ test("a tool call becomes one card that follows its status, shows input, result 
   assert.match(html, /<span class="add">\+1<\/span> <span class="del">-1<\/span>/);
 });
 
+test("a new call under the id of a finished one gets its own card; updates still go to the newest", () => {
+  const t = new Transcript();
+  const call = (sessionUpdate: string, title: string, status: "pending" | "completed") =>
+    t.apply({ type: "update", update: { sessionUpdate, toolCallId: "call_1", title, status } as never });
+  call("tool_call", "Write notes.txt", "pending");
+  call("tool_call_update", "Write notes.txt", "completed");
+  call("tool_call", "Edit greet.py", "pending");
+  call("tool_call_update", "Edit greet.py", "completed");
+  const cards = t.items.filter((i): i is ToolCard => i.kind === "tool");
+  assert.deepEqual(
+    cards.map((c) => [c.title, c.status]),
+    [
+      ["Write notes.txt", "completed"],
+      ["Edit greet.py", "completed"],
+    ],
+  );
+});
+
 test("a permission request puts the four buttons on the card; the answer replaces them with the decision", () => {
   const t = new Transcript();
   t.apply({ type: "update", update: { sessionUpdate: "tool_call", toolCallId: "c2", title: "Write a.txt", kind: "edit" } });

@@ -65,8 +65,11 @@ export class Transcript {
     return this.items[this.items.length - 1];
   }
 
-  private toolCard(fields: ToolCallFields): ToolCard {
+  private toolCard(fields: ToolCallFields, announced = false): ToolCard {
     let card = this.byToolCall.get(fields.toolCallId);
+    // Models and servers reuse tool call ids across turns (e.g. "call_1" every time): a new call announced under
+    // the id of a finished one is another call and gets its own card.
+    if (card && announced && (card.status === "completed" || card.status === "failed")) card = undefined;
     if (!card) {
       card = this.add<ToolCard>({
         kind: "tool",
@@ -186,7 +189,7 @@ export class Transcript {
           }
           case "tool_call":
           case "tool_call_update":
-            touch(this.toolCard(u as unknown as ToolCallFields));
+            touch(this.toolCard(u as unknown as ToolCallFields, u.sessionUpdate === "tool_call"));
             break;
           case "plan": {
             const entries = (u as { entries?: PlanEntry[] }).entries ?? [];

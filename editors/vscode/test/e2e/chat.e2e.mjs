@@ -1,7 +1,8 @@
 // End-to-end: real VS Code (code-server) + the packaged extension + the real agent-server + the fake LLM,
 // driven by Playwright in headless Chromium. Prints one line per scenario and exits non-zero on any failure.
 //
-// Env: CODE_SERVER (bin), AGENT_PYTHON (a Python with agent_server), VSIX, CHROMIUM (default /usr/bin/chromium).
+// Env: CODE_SERVER (bin), AGENT_PYTHON (a Python with agent_server), VSIX, CHROMIUM (default /usr/bin/chromium),
+// E2E_FINAL_SHOT=1 (also screenshot the end state to test-results/final.png).
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -296,16 +297,20 @@ async function main() {
     await scenario("ask about selection sends the selected code and the question", async () => {
       await openFile("calc.py", "def mul(a, b):");
       await page.keyboard.press("Control+G"); // go to line 5, then select it and the next one
-      await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+      await until("the go-to-line box", async () => (await page.$eval(".quick-input-widget input", (e) => e.value).catch(() => "")) === ":", 5000);
       await page.keyboard.type("5");
       await page.keyboard.press("Enter");
+      await page.waitForSelector(".quick-input-widget", { state: "hidden" });
       await page.keyboard.press("Shift+ArrowDown");
       await page.keyboard.press("Shift+End");
-      await until("the selection in the editor", async () => (await page.$$(".editor-group-container.active .monaco-editor .selected-text")).length > 0, 5000);
+      // "def mul(a, b):\n    return a * b" is 31 characters: the status bar confirms the selection before we go on.
+      await until("the selection in the status bar", async () =>
+        (await page.$$eval(".statusbar-item", (els) => els.map((e) => e.textContent ?? ""))).some((t) => t.includes("(31 selected)")), 5000);
       await script(fake.url, [{ text: "It multiplies a by b.", pieces: 2 }]);
       const before = (await chatRequests(fake.url)).length;
       await page.keyboard.press("Control+Alt+A"); // the command's keybinding
-      await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+      // The command's own input box (by its placeholder): typing earlier would go into the editor.
+      await page.waitForSelector('.quick-input-widget input[placeholder="What does this do?"]', { state: "visible" });
       await page.keyboard.type("What does this function do?");
       await page.keyboard.press("Enter");
       await until("the answer about the selection", async () => (await lastAgentText(frame)).includes("It multiplies a by b."));
@@ -333,15 +338,18 @@ async function main() {
         { steps: [{ tool_calls: [{ name: "edit_file", arguments: { path: "greet.py", old_text: 'return "hello " + name', new_text: 'return "hello, " + name + "!"' } }] }] },
         { text: "Made it friendlier.", pieces: 1 },
       ]);
+      const cardsBefore = (await frame.$$(".item.tool")).length;
       await send("Make the greeting friendlier");
       const allow = await until("the approval buttons", async () => frame.$('.item.tool.asking button[data-option="allow_once"]'));
+      const cards = await frame.$$eval(".item.tool .tool-title", (els) => els.map((e) => e.textContent));
+      if (cards.length !== cardsBefore + 1 || !cards.at(-1).includes("greet.py")) throw new Error(`the edit has no card of its own: ${JSON.stringify(cards)}`);
       if ((await editorText()).includes('"hello, "')) throw new Error("the editor changed before approval");
       if (readFileSync(join(ws, "greet.py"), "utf8") !== GREET) throw new Error("the file changed before approval");
       await allow.click();
       await until("the edit in the editor buffer", async () => (await editorText()).includes('return "hello, " + name + "!"'));
       await until("the answer after the edit", async () => (await lastAgentText(frame)).includes("Made it friendlier."));
       await until("the edit saved to disk", async () => readFileSync(join(ws, "greet.py"), "utf8") === GREET_EDITED);
-      const diff = await frame.$$eval(".item.tool .diff", (ds) => ds[ds.length - 1]?.textContent ?? "");
+      const diff = await frame.$$eval(".item.tool", (cs) => cs[cs.length - 1].querySelector(".diff")?.textContent ?? "");
       if (!diff.includes("greet.py") || !diff.includes("+1") || !diff.includes("-1")) throw new Error(`no diff on the card: ${diff}`);
       await turnEnded();
       await page.click(".editor-group-container.active .monaco-editor .view-lines"); // focus the editor, not the chat
@@ -350,6 +358,8 @@ async function main() {
         const text = await editorText();
         return text.includes('return "hello " + name') && !text.includes('"hello, "');
       }, 10000);
+      // The workbench saves the file of an undone workspace edit again (seen in code-server 4.139.1): the disk follows.
+      await until("the original text back on disk", async () => readFileSync(join(ws, "greet.py"), "utf8") === GREET, 10000);
     });
 
     await scenario("index workspace reports the files and codebase_search finds code", async () => {
@@ -367,6 +377,7 @@ async function main() {
       await send("Where do we multiply?");
       await until("the answer after the search", async () => (await lastAgentText(frame)).includes("It is in calc.py."));
       const result = await frame.$$eval(".item.tool", (cards) => cards[cards.length - 1].textContent ?? "");
+      if (!result.includes("Search code for")) throw new Error(`the last card is not the search: ${result}`);
       if (!result.includes("calc.py:") || !result.includes("def mul")) throw new Error(`the search found nothing useful: ${result}`);
       await turnEnded();
     });
@@ -420,6 +431,7 @@ async function main() {
       if (model !== MODEL_B) throw new Error(`the request after the switch used ${model}, not ${MODEL_B}`);
       await turnEnded();
     });
+    if (process.env.E2E_FINAL_SHOT) await page.screenshot({ path: join(results, "final.png") });
   } catch (err) {
     outcomes.push({ name: "setup", ok: false });
     log(`FAIL setup: ${err.stack ?? err}`);
