@@ -168,7 +168,7 @@ async def call_tools(turn: Turn, calls: list[ToolCall]) -> bool:
 
 
 def unique_ids(calls: list[ToolCall], history: list[Message]) -> None:
-    """Some servers reuse tool-call ids (a counter per reply, a fixed id); the client and the history need them unique."""
+    """Servers may reuse tool-call ids (a counter per reply); the client and the history need them unique."""
     seen = {c.id for m in history for c in m.tool_calls}
     for call in calls:
         base = call.id or "call"

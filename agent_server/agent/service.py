@@ -21,7 +21,7 @@ from ..tools.builtin import builtin_tools
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
 from .client import AgentClient
-from .content import prompt_text
+from .content import display_text, prompt_text
 from .context_step import ContextStep
 from .indexing import IndexService
 from .loop import Turn, run_turn
@@ -232,7 +232,8 @@ class AgentService:
         if session.busy:
             raise AgentServerError(f"session {session_id} is already running a turn; cancel it first")
         text = prompt_text(blocks, session.roots)
-        task = asyncio.ensure_future(self._turn(session, text, client))
+        shown = display_text(blocks, session.roots)
+        task = asyncio.ensure_future(self._turn(session, text, client, shown))
         session.turn = task
         self.idle.clear()
         try:
@@ -247,13 +248,16 @@ class AgentService:
             if not any(s.busy for s in self.sessions.values()):
                 self.idle.set()
 
-    async def _turn(self, session: Session, text: str, client: AgentClient) -> acp.StopReason:
+    async def _turn(self, session: Session, text: str, client: AgentClient, shown: str = "") -> acp.StopReason:
         relay = UpdateRelay(client, session.id)
 
         async def record(message: Message) -> None:
             session.history.append(message)
-            # Persist before going on: a crash loses at most the message in flight.
-            await self._db(self.store.append_message, session.id, message, estimate_message(message))
+            # Persist before going on: a crash loses at most the message in flight. On the loop (a commit takes
+            # well under a millisecond, less than a hand-off to a thread); in a thread when another writer is busy.
+            tokens = estimate_message(message)
+            if self.store.try_append_message(session.id, message, tokens) is None:
+                await self._db(self.store.append_message, session.id, message, tokens)
 
         async def persist(history: list[Message]) -> None:
             await self._db(self.store.replace_history, session.id, history)
@@ -261,7 +265,7 @@ class AgentService:
         if session.after_turn is not None:  # the previous turn's on-read flow rewrites the history: let it finish
             await asyncio.gather(session.after_turn, return_exceptions=True)
             session.after_turn = None
-        await record(Message(role="user", content=text))
+        await record(Message(role="user", content=text, meta={"display": shown} if shown and shown != text else {}))
         if session.title is None:
             session.title = title_from_prompt(text)
         try:

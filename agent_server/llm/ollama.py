@@ -22,7 +22,7 @@ from ..messages import (
     ToolCallEvent,
     Usage,
 )
-from ._http import decode_json, make_client, raise_http_error, raise_stream_error, translate_errors
+from ._http import decode_json, json_body, make_client, raise_http_error, raise_stream_error, translate_errors
 from .base import ChatRequest, ModelInfo
 
 EMBED_BATCH = 64
@@ -160,7 +160,8 @@ class OllamaProvider:
         url = self.base_url + "/api/chat"
         parser = NDJSONChat(url)
         with translate_errors(url):
-            async with self._client.stream("POST", url, json=build_payload(request, self.keep_alive)) as response:
+            body = json_body(build_payload(request, self.keep_alive))
+            async with self._client.stream("POST", url, **body) as response:
                 if response.status_code != 200:
                     raise_http_error(url, response.status_code, await response.aread())
                 async for chunk in response.aiter_bytes():

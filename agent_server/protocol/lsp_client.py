@@ -70,8 +70,12 @@ class LspClient:
         self._save_request = bool(options.get("saveDocumentsRequest"))
 
     async def session_update(self, session_id: str, update: acp.SessionUpdate) -> None:
-        params = acp.SessionNotification(session_id=session_id, update=update).dump()
-        self._server.protocol.notify("agent/session/update", params)
+        self.session_update_nowait(session_id, update)
+
+    def session_update_nowait(self, session_id: str, update: acp.SessionUpdate) -> None:
+        """Notifications never wait for the editor, so the relay may send from a loop callback."""
+        message = {"method": "agent/session/update", "jsonrpc": "2.0", "params": update_params(session_id, update)}
+        self._server.protocol._send_data(message)
 
     async def request_permission(
         self, session_id: str, tool_call: acp.ToolCallUpdateFields, options: list[acp.PermissionOption]
@@ -165,6 +169,19 @@ class LspClient:
             token, lsp.WorkDoneProgressBegin(title=title, cancellable=cancellable, percentage=0)
         )
         return progress
+
+
+_CHUNKS = (acp.AgentMessageChunk, acp.AgentThoughtChunk)
+
+
+def update_params(session_id: str, update: acp.SessionUpdate) -> dict[str, Any]:
+    """`SessionNotification(...).dump()`; streamed text chunks (most notifications) are built directly."""
+    if type(update) in _CHUNKS and update.meta is None and update.message_id is None:  # type: ignore[union-attr]
+        block = update.content  # type: ignore[union-attr]
+        if type(block) is acp.TextContent and block.meta is None:
+            content = {"type": "text", "text": block.text}
+            return {"sessionId": session_id, "update": {"sessionUpdate": update.session_update, "content": content}}
+    return acp.SessionNotification(session_id=session_id, update=update).dump()
 
 
 def _plain(value: Any) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 import threading
 from collections.abc import Awaitable, Callable
@@ -11,7 +12,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlparse
 
+import orjson
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage, default_converter
 from pygls.protocol.language_server import LanguageServerProtocol
@@ -22,10 +25,14 @@ from ..agent.service import AgentService
 from ..config import Settings
 from .errors import to_rpc_error
 from .lsp_client import LspClient, LspProgress
-from .transport import StdinReader, read_loop
+from .transport import read_loop, serve_stdin
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+_HEADER = b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
+# Dataclasses and datetimes go through pygls's serializer, as they did with json.dumps.
+_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+_writes: set[asyncio.Future[Any]] = set()
 
 
 def make_converter() -> Any:
@@ -42,6 +49,31 @@ def make_converter() -> Any:
 
 class AgentProtocol(LanguageServerProtocol):
     _server: AgentLanguageServer
+
+    def _send_data(self, data: Any) -> None:
+        """pygls's, with orjson (UTF-8, byte Content-Length); anything orjson refuses goes the stdlib way."""
+        if not data:
+            return
+        if self.writer is None or not self._include_headers:
+            super()._send_data(data)
+            return
+        try:
+            body = orjson.dumps(data, default=self._serialize_message, option=_ORJSON_OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError too: ints past 64 bits, lone surrogates, namedtuples
+            super()._send_data(data)
+            return
+        try:
+            res = self.writer.write(_HEADER % len(body) + body)
+            if inspect.isawaitable(res):  # an async writer: keep the task alive until it is done
+                task = asyncio.ensure_future(res)
+                _writes.add(task)
+                task.add_done_callback(_writes.discard)
+        except BrokenPipeError:
+            log.exception("Error sending data. BrokenPipeError")
+            raise
+        except Exception as error:
+            log.exception("Error sending data")
+            self._server._report_server_error(error, JsonRpcInternalError)
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         # $/cancelRequest on a pending prompt ends the turn with stopReason "cancelled", never an error.
@@ -152,7 +184,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
         try:
             settings = config_mod.load(
                 workspace=roots[0] if roots else None,
-                client_options=config_mod.merge(_settings_part(server.init_options), part),
+                client_options=config_mod.merge(_settings_part(server.init_options), _settings_part(part)),
                 cli_overrides=server.cli_overrides,
             )
         except Exception as exc:  # keep the settings we have; tell the user which key is wrong
@@ -350,7 +382,7 @@ def serve_stdio(server: AgentLanguageServer) -> None:
     server._stop_event = stop
     server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
     try:
-        asyncio.run(read_loop(StdinReader(), server.protocol, stop))
+        asyncio.run(serve_stdin(server.protocol, stop))
     except (BrokenPipeError, KeyboardInterrupt, SystemExit):
         pass
     finally:

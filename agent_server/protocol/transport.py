@@ -9,13 +9,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
+import stat
 import sys
 import threading
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
 
+_LINE_LIMIT = 1 << 20  # header lines; bodies are read by length and are not bound by it
 _CONTENT_LENGTH = re.compile(rb"^Content-Length: *(\d+)\r?\n$", re.IGNORECASE)
 
 
@@ -85,7 +88,10 @@ async def read_loop(reader: AsyncReader, protocol: RpcProtocol, stop: threading.
             continue  # another header (Content-Type)
         if not content_length:
             continue
-        body = await reader.readexactly(content_length)
+        try:
+            body = await reader.readexactly(content_length)
+        except asyncio.IncompleteReadError:
+            break  # the client hung up mid-message
         content_length = 0
         if not body:
             break
@@ -93,6 +99,28 @@ async def read_loop(reader: AsyncReader, protocol: RpcProtocol, stop: threading.
             dispatch(protocol, body)
         except Exception:
             log.exception("unexpected error while handling a message")
+
+
+async def open_stdin() -> AsyncReader:
+    """stdin read by the event loop itself when it is a pipe or socket (what editors give us): no thread hand-off
+    per line. A terminal or a regular file gets the thread reader (making a tty non-blocking would leak to the shell).
+    """
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError):
+        return StdinReader()
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return StdinReader()
+    reader = asyncio.StreamReader(limit=_LINE_LIMIT)
+    try:
+        await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except (OSError, ValueError):
+        return StdinReader()
+    return reader
+
+
+async def serve_stdin(protocol: RpcProtocol, stop: threading.Event) -> None:
+    await read_loop(await open_stdin(), protocol, stop)
 
 
 class StdinReader:

@@ -24,6 +24,10 @@ from ..errors import StoreError
 Synchronous = Literal["NORMAL", "FULL"]
 
 
+class StoreBusy(Exception):
+    """`write(wait=False)` could not start at once: another thread or process is writing."""
+
+
 class Database:
     """One connection guarded by a lock: safe to call from any thread (callers use `asyncio.to_thread`)."""
 
@@ -40,16 +44,23 @@ class Database:
             self._conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the session store at {path}: {exc}") from exc
+        self._busy_timeout_ms = int(busy_timeout_ms)
         self._lock = threading.RLock()
         self._closed = False
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (BEGIN IMMEDIATE ... COMMIT); rolled back if the block raises."""
-        with self._lock:
+    def write(self, wait: bool = True) -> Iterator[sqlite3.Connection]:
+        """A write transaction (BEGIN IMMEDIATE ... COMMIT); rolled back if the block raises. With `wait=False`
+        it raises StoreBusy instead of waiting for another writer (so the event loop may call it)."""
+        if not self._lock.acquire(blocking=wait):
+            raise StoreBusy()
+        try:
             conn = self._live()
             try:
-                conn.execute("BEGIN IMMEDIATE")
+                if wait:
+                    conn.execute("BEGIN IMMEDIATE")
+                else:
+                    self._begin_nowait(conn)
             except sqlite3.Error as exc:
                 raise StoreError(f"the session store at {self.path} is busy or unwritable: {exc}") from exc
             try:
@@ -65,6 +76,19 @@ class Database:
             except sqlite3.Error as exc:
                 conn.execute("ROLLBACK")
                 raise StoreError(f"cannot commit to the session store at {self.path}: {exc}") from exc
+        finally:
+            self._lock.release()
+
+    def _begin_nowait(self, conn: sqlite3.Connection) -> None:
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                raise StoreBusy() from exc
+            raise
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:

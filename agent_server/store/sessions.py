@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import SessionNotFoundError, StoreError
 from ..messages import Message
-from .db import Database, Synchronous
+from .db import Database, StoreBusy, Synchronous
 from .migrations import migrate
 from .records import Decision, SessionRecord
 from .serialization import MESSAGE_COLUMNS, message_values, row_to_message
@@ -106,20 +106,33 @@ class Store:
 
     def append_message(self, session_id: str, message: Message, token_count: int | None = None) -> int:
         """Append one completed message in its own transaction; returns its id (increasing within the file)."""
+        return self._append(session_id, message, token_count, wait=True)
+
+    def try_append_message(self, session_id: str, message: Message, token_count: int | None = None) -> int | None:
+        """`append_message`, or None at once (nothing written) if another thread or process is writing: cheap
+        enough for the event loop, which falls back to `append_message` in a thread."""
+        try:
+            return self._append(session_id, message, token_count, wait=False)
+        except StoreBusy:
+            return None
+
+    def _append(self, session_id: str, message: Message, token_count: int | None, wait: bool) -> int:
         values = message_values(message, token_count)
         now = time.time()
-        with self.db.write() as conn:
-            row = conn.execute("SELECT title_explicit, title FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            if row is None:
+        # The first user message names a session without a title; the statement keeps any title there is.
+        title = derive_title(message.content) if message.role == "user" else None
+        with self.db.write(wait) as conn:
+            touched = conn.execute(
+                "UPDATE sessions SET updated_at = ?,"
+                " title = CASE WHEN title IS NULL AND NOT title_explicit THEN ? ELSE title END WHERE id = ?",
+                (now, title, session_id),
+            )
+            if touched.rowcount == 0:
                 raise SessionNotFoundError(session_id)
             cur = conn.execute(
                 f"INSERT INTO messages (session_id, {_COLS}, created_at) VALUES (?, {_MARKS}, ?)",
                 (session_id, *values, now),
             )
-            title = row["title"]
-            if message.role == "user" and not row["title_explicit"] and title is None:
-                title = derive_title(message.content)
-            conn.execute("UPDATE sessions SET updated_at = ?, title = ? WHERE id = ?", (now, title, session_id))
             assert cur.lastrowid is not None
             return cur.lastrowid
 
