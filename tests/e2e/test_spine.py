@@ -236,3 +236,49 @@ async def test_read_file_sees_the_unsaved_buffer(server: LspClient, workspace: P
     await server.request("agent/session/prompt", prompt_params(sid, "read draft.py"))
     result = fake_llm.chat_requests()[1].json["messages"][-1]
     assert result["role"] == "tool" and "unsaved = 2" in result["content"] and "on_disk" not in result["content"]
+
+
+async def test_serve_over_tcp_for_debugging(workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "AGENT_SERVER_STORE__PATH": str(tmp_path / "tcp.db")}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "agent_server", "serve", "--tcp", f"127.0.0.1:{port}",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    try:
+        for _ in range(100):
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the TCP server never listened")
+
+        async def call(msg_id: int, method: str, params: object) -> dict[str, object]:
+            body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
+            writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            while True:
+                length = 0
+                while (line := await reader.readline()) not in (b"\r\n", b""):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                message = json.loads(await reader.readexactly(length))
+                if message.get("id") == msg_id:
+                    return message
+
+        init = await call(1, "initialize", {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {},
+                                            "initializationOptions": llm_options(fake_llm)})  # fmt: skip
+        assert "capabilities" in init["result"]  # type: ignore[operator]
+        created = await call(2, "agent/session/new", {"cwd": str(workspace), "mcpServers": []})
+        assert str(created["result"]["sessionId"]).startswith("sess_")  # type: ignore[index]
+        writer.close()
+    finally:
+        proc.kill()
+        await proc.wait()
+    out = await proc.stdout.read() if proc.stdout else b""
+    assert out == b"", "nothing may be written to stdout"
