@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 import threading
 from concurrent.futures import ProcessPoolExecutor
 
@@ -21,6 +22,9 @@ def usable_cpus() -> int:
 
 def _warm() -> None:
     """Import the chunker and load the Python grammar once per worker, not on its first batch."""
+    # Workers inherit the server's stdout, which carries JSON-RPC: anything they print goes to stderr instead.
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     from .chunker import chunk_text
 
     chunk_text("warm.py", "def warm():\n    pass\n")
