@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -178,6 +179,48 @@ class _Turn:
         return events
 
     def chunk_into(self, obj: Any, events: list[StreamEvent]) -> None:
+        # Fast path for what servers send per token, one choice whose delta is only `content`, with nothing else
+        # that the general path would act on (error, usage, timings, finish_reason, another index).
+        if type(obj) is dict and type(choices := obj.get("choices")) is list and len(choices) == 1:
+            choice = choices[0]
+            if (
+                type(choice) is dict
+                and type(delta := choice.get("delta")) is dict
+                and len(delta) == 1
+                and type(content := delta.get("content")) is str
+                and not choice.get("finish_reason")
+                and choice.get("index", 0) == 0
+                and obj.get("usage") is None
+                and obj.get("timings") is None
+                and "error" not in obj
+                and obj.get("object") != "error"
+            ):
+                if content:
+                    events.append(TextDelta(content))
+                return
+        self._chunk_general(obj, events)
+
+    @staticmethod
+    def is_plain_text(obj: dict[str, Any]) -> bool:
+        """Whether a decoded event is one choice whose delta is only a `content` string, with nothing else to act on."""
+        choices = obj.get("choices")
+        if type(choices) is not list or len(choices) != 1:
+            return False
+        choice = choices[0]
+        return (
+            type(choice) is dict
+            and type(delta := choice.get("delta")) is dict
+            and len(delta) == 1
+            and type(delta.get("content")) is str
+            and not choice.get("finish_reason")
+            and choice.get("index", 0) == 0
+            and obj.get("usage") is None
+            and obj.get("timings") is None
+            and "error" not in obj
+            and obj.get("object") != "error"
+        )
+
+    def _chunk_general(self, obj: Any, events: list[StreamEvent]) -> None:
         if type(obj) is not dict:
             raise LLMStreamError(self.url, f"unexpected event: {str(obj)[:200]}")
         if "error" in obj:
@@ -219,13 +262,50 @@ class _Turn:
         return Finish(reason, usage_from(self.usage, self.timings))
 
 
+# The JSON string after a `"content"` key, located in a raw event to learn the event's template.
+_CONTENT_VALUE = re.compile(rb'"content"\s*:\s*("(?:[^"\\]|\\.)*")')
+_PROBE = "\x01probe"
+_PROBE_JSON = orjson.dumps(_PROBE)
+
+
+def text_template(block: bytes, obj: Any) -> tuple[bytes, bytes] | None:
+    """(head, tail) such that `block` is head + the JSON string of `obj`'s only delta content + tail, when `obj` is the
+    plain text shape `_Turn.chunk_into` takes its fast path on; proved by decoding head + probe + tail back to `obj`."""
+    try:
+        choice = obj["choices"][0]
+        content = choice["delta"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if type(content) is not str or not _Turn.is_plain_text(obj):
+        return None
+    for match in _CONTENT_VALUE.finditer(block):
+        head, tail = block[: match.start(1)], block[match.end(1) :]
+        try:
+            probe = orjson.loads(head[6:] + _PROBE_JSON + tail)
+            probe_delta = probe["choices"][0]["delta"]
+        except (orjson.JSONDecodeError, KeyError, IndexError, TypeError):
+            continue
+        if type(probe_delta) is dict and probe_delta.get("content") == _PROBE:
+            probe_delta["content"] = content
+            if probe == obj:
+                return head, tail
+    return None
+
+
 class SSEChat:
-    """Incremental SSE parser: bytes in, events out; handles comments, `[DONE]` and llama.cpp's `error:` field."""
+    """Incremental SSE parser: bytes in, events out; handles comments, `[DONE]` and llama.cpp's `error:` field.
+
+    Servers repeat the same event around each token, so once an event's template is learnt (`text_template`), an event
+    that matches it only needs its content string decoded, not the whole object."""
 
     def __init__(self, turn: _Turn) -> None:
         self.turn = turn
         self.buffer = b""
         self.data: list[bytes] = []
+        self.head = b"\x00"  # matches no event until a template is learnt
+        self.tail = b""
+        self.hits = 0
+        self.learnt = 0
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
         if b"\n" not in chunk:
@@ -242,12 +322,31 @@ class SSEChat:
         if not self.data and not turn.done and _all_simple(text, len(text) - len(self.buffer), len(blocks)):
             # Every whole event is one `data: {...}` line (what servers send per token): decode them in a tight loop.
             chunk_into = turn.chunk_into
+            head, tail = self.head, self.tail
+            start, end = len(head), -len(tail) or None
+            hits = 0
             for block in blocks:
+                if block.startswith(head) and block.endswith(tail):
+                    try:
+                        content = orjson.loads(block[start:end])
+                    except orjson.JSONDecodeError:
+                        content = None
+                    if type(content) is str:
+                        if content:
+                            out.append(TextDelta(content))
+                        hits += 1
+                        continue
                 try:
                     obj = orjson.loads(block[6:])
                 except orjson.JSONDecodeError:
                     obj = decode_json(turn.url, block[6:])
                 chunk_into(obj, out)
+                # (Re)learn after a miss, on a budget: a server that changes every event (a per-event id) never fits.
+                if self.learnt < 4 + (self.hits + hits) // 64 and (learnt := text_template(block, obj)) is not None:
+                    self.learnt += 1
+                    head, tail = self.head, self.tail = learnt
+                    start, end = len(head), -len(tail) or None
+            self.hits += hits
             return out
         for block in blocks:
             if turn.done:

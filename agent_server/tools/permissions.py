@@ -116,16 +116,43 @@ def _escape_glob(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
+# Words that run another command (or are shell syntax): "always allow" on them must not mean "allow anything".
+WRAPPERS = frozenset({"env", "time", "sudo", "doas", "nice", "nohup", "command", "exec", "xargs", "timeout", "stdbuf",
+                      "builtin", "eval", "source", ".", "sh", "bash", "zsh", "dash", "busybox", "watch", "strace"})  # fmt: skip
+KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac",
+                      "in", "select", "function", "!", "{", "}", "[[", "]]"})  # fmt: skip
+# Output redirections that cannot write anywhere that matters.
+_HARMLESS_REDIRECTS = ("2>&1", ">&2", "1>&2", "2>/dev/null", ">/dev/null", "&>/dev/null", "> /dev/null", "2> /dev/null")
+
+
+def risky(segment: str) -> bool:
+    """A segment that no allow rule may let through unasked: it writes through a redirection or uses $'...'."""
+    rest = segment
+    for harmless in _HARMLESS_REDIRECTS:
+        rest = rest.replace(harmless, " ")
+    return ">" in rest or "$'" in rest
+
+
 def command_pattern(segment: str) -> str:
-    """The pattern remembered for "always" on a command: its program (and subcommand) then ` *`."""
+    """The pattern remembered for "always" on a command: its program (and subcommand) then ` *`.
+
+    Only a plain program name earns a wildcard; a segment led by `VAR=value`, a wrapper (`sudo`, `env`, `time`…),
+    a shell keyword, or options before a subcommand is remembered exactly as it was approved.
+    """
     try:
         words = shlex.split(segment)
     except ValueError:
         words = segment.split()
+    exact = _escape_glob(" ".join(words) if words else segment)
     if not words:
-        return _escape_glob(segment)
+        return exact
+    program = Path(words[0]).name
+    if "=" in words[0] or program in WRAPPERS or program in KEYWORDS or risky(segment):
+        return exact
     keep = words[:1]
-    if len(words) > 1 and Path(words[0]).name in SUBCOMMAND_PROGRAMS and not words[1].startswith("-"):
+    if program in SUBCOMMAND_PROGRAMS and len(words) > 1:
+        if words[1].startswith("-"):
+            return exact
         keep = words[:2]
     return " ".join(_escape_glob(w) for w in keep) + " *"
 
@@ -158,6 +185,12 @@ class PermissionPolicy:
         return None
 
     def _judge(self, tool: Tool, subject: str | None, decisions: Sequence[Decision]) -> Policy:
+        verdict = self._rules_verdict(tool, subject, decisions)
+        if verdict == "allow" and tool.name in COMMAND_TOOLS and subject is not None and risky(subject):
+            return "ask"  # e.g. `ls > ~/.bashrc` under an `ls *` rule: the redirection writes outside the workspace
+        return verdict
+
+    def _rules_verdict(self, tool: Tool, subject: str | None, decisions: Sequence[Decision]) -> Policy:
         verdicts: set[Policy] = set()
         for rule in self.settings.rules:
             if not fnmatch.fnmatchcase(tool.name, rule.tool):

@@ -2,7 +2,8 @@
 
 Separators: `;` `&&` `||` `|` `|&` `&` newlines and subshell parentheses. Substitutions (`$( )`, backticks,
 `<( )`, `>( )`), also inside double quotes, are scanned recursively: their commands become segments too.
-Single quotes and backslash escapes are respected. Splitting too much only makes the policy ask more often.
+Single quotes, bash's `$'...'`, backslash escapes and `#` comments are respected. Splitting too much only makes the
+policy ask more often.
 """
 
 from __future__ import annotations
@@ -36,6 +37,20 @@ class _Scanner:
             raise UnbalancedCommandError("a single quote is not closed")
         self.i = end + 1
 
+    def _ansi_quote(self) -> None:
+        """bash's $'...': backslash escapes apply, so \\' does not end it."""
+        self.i += 2
+        while self.i < len(self.text):
+            c = self.text[self.i]
+            if c == "\\":
+                self.i += 2
+            elif c == "'":
+                self.i += 1
+                return
+            else:
+                self.i += 1
+        raise UnbalancedCommandError("a $'...' quote is not closed")
+
     def _double_quote(self) -> None:
         self.i += 1
         while self.i < len(self.text):
@@ -66,6 +81,14 @@ class _Scanner:
                 return
             if c == "\\":
                 self.i += 2
+            elif c == "#" and (self.i == start or self.text[self.i - 1] in " \t"):
+                # A comment runs to the end of the line: quotes inside it mean nothing to the shell.
+                self._push(start, self.i)
+                newline = self.text.find("\n", self.i)
+                self.i = len(self.text) if newline < 0 else newline
+                start = self.i
+            elif c == "$" and self._peek() == "'":
+                self._ansi_quote()
             elif c == "'":
                 self._single_quote()
             elif c == '"':

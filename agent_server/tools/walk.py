@@ -48,14 +48,25 @@ def iter_files(root: Path, start: Path) -> Iterator[Path]:
     if start.is_file():
         yield start
         return
+    real_root = root.resolve()
     for dirpath, dirnames, filenames in os.walk(start):
         here = Path(dirpath)
         rel_dir = here.relative_to(root).as_posix()
         prefix = "" if rel_dir == "." else rel_dir + "/"
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not ignored(spec, prefix + d, is_dir=True))
         for name in sorted(filenames):
-            if not ignored(spec, prefix + name, is_dir=False):
-                yield here / name
+            path = here / name
+            if ignored(spec, prefix + name, is_dir=False) or (path.is_symlink() and not _inside(path, real_root)):
+                continue  # a symlink out of the workspace must not be read through a search
+            yield path
+
+
+def _inside(path: Path, real_root: Path) -> bool:
+    try:
+        path.resolve().relative_to(real_root)
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 @lru_cache(maxsize=256)

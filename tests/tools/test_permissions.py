@@ -142,7 +142,12 @@ def test_tools_without_a_subject_are_remembered_whole() -> None:
     [
         ("pytest -q tests", "pytest *"),
         ("git status --short", "git status *"),
-        ("git -C x log", "git *"),
+        ("git -C x log", "git -C x log"),  # options before the subcommand: remembered exactly
+        ("FOO=1 make build", "FOO=1 make build"),
+        ("time pytest", "time pytest"),
+        ("sudo -n true", "sudo -n true"),
+        ("then cat a", "then cat a"),
+        ("ls > out.txt", "ls > out.txt"),
         ("ls", "ls *"),
         ("/usr/bin/make all", "/usr/bin/make all *"),
     ],
@@ -167,3 +172,43 @@ def test_permission_options_are_the_four_acp_choices() -> None:
         ("reject_once", "reject_once"),
         ("reject_always", "reject_always"),
     ]
+
+
+def _allow_echo() -> PermissionPolicy:
+    store = InMemoryDecisionStore()
+    policy = PermissionPolicy(ToolsConfig(), store)
+    policy.remember(TOOLS["run_command"], {"command": "echo hello"}, WS, allow=True)
+    return policy
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo done # it's fine\nrm -rf victim # '",  # a quote inside a comment must not hide the next line
+        "echo $'\\'' ; rm -rf victim #'",  # bash's $'...' quoting
+        "echo hi > ~/.bashrc",  # a redirection writes wherever it likes
+        "echo a; FOO=1 rm -rf ~",
+    ],
+)
+def test_hidden_commands_are_not_auto_allowed(command: str) -> None:
+    policy = _allow_echo()
+    assert policy.decide(TOOLS["run_command"], {"command": "echo something else"}, WS) == "allow"
+    assert policy.decide(TOOLS["run_command"], {"command": command}, WS) == "ask"
+
+
+@pytest.mark.parametrize(
+    ("approved", "later"),
+    [
+        ("FOO=1 make build", "FOO=1 rm -rf ~"),
+        ("time pytest", "time rm -rf ~"),
+        ("sudo -n true", "sudo rm -rf /"),
+        ("env | sort", "env rm -rf ~"),
+        ("if test -f a; then cat a; fi", "if true; then rm -rf ~; fi"),
+        ("git -C sub status", "git -C sub push --force"),
+    ],
+)
+def test_always_allow_is_no_broader_than_what_was_approved(approved: str, later: str) -> None:
+    policy = PermissionPolicy(ToolsConfig(), InMemoryDecisionStore())
+    policy.remember(TOOLS["run_command"], {"command": approved}, WS, allow=True)
+    assert policy.decide(TOOLS["run_command"], {"command": approved}, WS) == "allow"
+    assert policy.decide(TOOLS["run_command"], {"command": later}, WS) == "ask"

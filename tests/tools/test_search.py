@@ -71,3 +71,19 @@ async def test_search_text_bad_regex_and_escape(ctx: ToolContext, tree: Path) ->
     assert bad.is_error and "invalid regular expression 'foo('" in bad.text
     escape = await registry.execute(ctx, "search_text", {"pattern": "root", "path": "/etc"})
     assert escape.is_error and "outside the workspace" in escape.text
+
+
+async def test_searches_do_not_follow_symlinks_out_of_the_workspace(
+    ctx: ToolContext, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("AWS_SECRET=hunter2\n")
+    (workspace / "notes.txt").symlink_to(outside / "secret.txt")
+    (workspace / "inner.txt").write_text("AWS_SECRET=fake\n")
+    (workspace / "alias.txt").symlink_to(workspace / "inner.txt")
+    found = await registry.execute(ctx, "search_text", {"pattern": "AWS_SECRET"})
+    assert "hunter2" not in found.text and "notes.txt" not in found.text
+    assert found.text.startswith("2 matches in 2 files")  # inner.txt, and alias.txt: links that stay inside work
+    listed = await registry.execute(ctx, "find_files", {"pattern": "*.txt"})
+    assert "notes.txt" not in listed.text and "inner.txt" in listed.text
