@@ -117,10 +117,11 @@ def _escape_glob(text: str) -> str:
 
 
 # Words that run another command (or are shell syntax): "always allow" on them must not mean "allow anything".
-WRAPPERS = frozenset({"env", "time", "sudo", "doas", "nice", "nohup", "command", "exec", "xargs", "timeout", "stdbuf",
-                      "builtin", "eval", "source", ".", "sh", "bash", "zsh", "dash", "busybox", "watch", "strace"})  # fmt: skip
-KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac",
-                      "in", "select", "function", "!", "{", "}", "[[", "]]"})  # fmt: skip
+WRAPPERS = frozenset(
+    "env time sudo doas nice nohup command exec xargs timeout stdbuf builtin eval source . sh bash zsh dash "
+    "busybox watch strace".split()
+)
+KEYWORDS = frozenset("if then else elif fi do done while until for case esac in select function ! { } [[ ]]".split())
 # Output redirections that cannot write anywhere that matters.
 _HARMLESS_REDIRECTS = ("2>&1", ">&2", "1>&2", "2>/dev/null", ">/dev/null", "&>/dev/null", "> /dev/null", "2> /dev/null")
 
