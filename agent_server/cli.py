@@ -55,6 +55,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
     workspace = Path(args.workspace or ".").resolve()
     settings = _load(args, workspace)
     logging_setup.setup(settings.log.level, settings.log.file)
+    logging_setup.remember_secrets(logging_setup.secrets_in(settings))
     client = TerminalClient(approve=args.approve, show_thinking=not args.no_thinking)
 
     async def run() -> int:

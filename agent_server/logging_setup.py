@@ -5,8 +5,39 @@ from __future__ import annotations
 import logging
 import re
 import sys
+from collections.abc import Iterable
+from typing import Any
 
-_SECRET = re.compile(r"(?i)(authorization:\s*bearer\s+|api[_-]?key[\"'=:\s]+)([A-Za-z0-9._\-]{6,})")
+# Bearer tokens and api keys in any of the shapes they reach a log: header lines, dict reprs, JSON, URLs.
+_SECRET = re.compile(
+    r"""(?ix)
+    ( authorization ["']? \s* [:=] \s* ["']? \s* (?:bearer|basic|token) \s+
+    | (?:api[_-]?key|apikey|access[_-]?token|secret|password|x-api-key) ["']? \s* [:=] \s* ["']? )
+    ( [^\s"',}&]{4,} )
+    """
+)
+_known: set[str] = set()  # configured secret values, masked wherever they appear
+
+
+def remember_secrets(values: Iterable[str]) -> None:
+    """Values from the configuration that must never be logged (llm.api_key, MCP headers and env)."""
+    _known.update(v for v in values if isinstance(v, str) and len(v) >= 6)
+
+
+def secrets_in(settings: Any) -> list[str]:
+    found = [settings.llm.api_key] if settings.llm.api_key else []
+    for spec in settings.mcp_servers.values():
+        for key in ("headers", "env"):
+            values = spec.get(key) or {}
+            if isinstance(values, dict):
+                found.extend(str(v) for v in values.values())
+    return found
+
+
+def redact(text: str) -> str:
+    for value in _known:
+        text = text.replace(value, "***")
+    return _SECRET.sub(lambda m: m.group(1) + "***", text)
 
 
 class RedactSecrets(logging.Filter):
@@ -14,9 +45,17 @@ class RedactSecrets(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if _SECRET.search(message):
-            record.msg = _SECRET.sub(lambda m: m.group(1) + "***", message)
+        clean = redact(message)
+        if clean != message:
+            record.msg = clean
             record.args = ()
+        if record.exc_info and record.exc_info[1] is not None:
+            # Tracebacks print the exception text again: mask it there too.
+            exc = record.exc_info[1]
+            if redact(str(exc)) != str(exc):
+                record.exc_info = None
+                record.msg = f"{clean} ({type(exc).__name__}: {redact(str(exc))})"
+                record.args = ()
         return True
 
 

@@ -180,7 +180,8 @@ class _Turn:
 
     def chunk_into(self, obj: Any, events: list[StreamEvent]) -> None:
         # Fast path for what servers send per token, one choice whose delta is only `content`, with nothing else
-        # that the general path would act on (error, usage, timings, finish_reason, another index).
+        # that the general path would act on (error, usage, timings, finish_reason, another index). The same test as
+        # `is_plain_text`, inlined because it runs once per token; keep the two in step.
         if type(obj) is dict and type(choices := obj.get("choices")) is list and len(choices) == 1:
             choice = choices[0]
             if (

@@ -19,7 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage, default_converter
 from pygls.protocol.language_server import LanguageServerProtocol
 
-from .. import __version__, acp
+from .. import __version__, acp, logging_setup
 from .. import config as config_mod
 from ..agent.service import AgentService
 from ..config import Settings
@@ -164,6 +164,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
             server.settings = config_mod.load(workspace=None, cli_overrides=server.cli_overrides)
             server.startup_error = str(exc)
         server.client.configure(params.capabilities, options)
+        logging_setup.remember_secrets(logging_setup.secrets_in(server.settings))
         server.agent = AgentService(server.settings, roots, server.client)
 
     async def pull_configuration() -> None:
@@ -193,6 +194,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
             )
             return
         server.settings = settings
+        logging_setup.remember_secrets(logging_setup.secrets_in(settings))
         server.agent.reconfigure(settings)
 
     @server.feature(lsp.INITIALIZED)
