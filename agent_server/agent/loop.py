@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import acp
 from ..config import Settings
-from ..errors import ContextOverflowError
+from ..errors import ContextOverflowError, LLMError
 from ..llm.base import ChatRequest, GenerationOptions, Provider
 from ..messages import Message, ToolCall
 from . import prompts
@@ -81,6 +81,13 @@ async def run_turn(turn: Turn) -> StopReason:
             if not await overflow_retry(turn, exc):
                 raise
             continue
+        except LLMError:
+            # The server failed mid-answer: keep what the user already saw, then report the error.
+            if reply.message.content or reply.message.thinking:
+                reply.message.tool_calls = []
+                reply.message.meta["error"] = True
+                await turn.record(reply.message)
+            raise
         await turn.context.observe(request, reply.usage)
         if turn.context.truncated(reply.usage) and await overflow_retry(turn):
             continue  # the server silently cut the prompt: that answer saw a mangled history

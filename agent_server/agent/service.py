@@ -15,6 +15,7 @@ from ..config import Settings
 from ..context import estimate_message
 from ..errors import AgentServerError, SessionNotFoundError
 from ..llm.base import ModelInfo, Provider
+from ..llm.text_tools import recover_tool_calls
 from ..messages import Message
 from ..store import Store
 from ..tools.builtin import builtin_tools
@@ -48,6 +49,7 @@ class AgentService:
         self._model: str | None = None
         self._model_info: ModelInfo | None = None
         self._provider_lock = asyncio.Lock()
+        self._retired: list[Provider] = []  # replaced providers, closed once no turn uses them
         self.store = Store(settings.database_path())
         self.tools = ToolRegistry(builtin_tools(settings), result_limit=settings.tools.result_limit)
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
@@ -80,13 +82,12 @@ class AgentService:
         """SQLite work off the event loop."""
         return await asyncio.to_thread(fn, *args)
 
-    def reconfigure(self, settings: Settings) -> None:
+    async def reconfigure(self, settings: Settings) -> None:
         """New settings (workspace/configuration): later turns use them; the endpoint is resolved again."""
         self.settings = settings
         self.policy = PermissionPolicy(settings.tools, self.store)
-        self._provider = None
-        self._model = None
-        self._model_info = None
+        async with self._provider_lock:
+            await self._retire_provider()
 
     async def provider(self) -> tuple[Provider, str, ModelInfo | None]:
         """Resolve the endpoint lazily: session/new must work while the LLM server is down."""
@@ -110,6 +111,7 @@ class AgentService:
             raise AgentServerError(f"cwd must be an absolute path, got {cwd!r}")
         session = Session(id=f"sess_{uuid.uuid4().hex[:16]}", cwd=Path(cwd).resolve(), roots=self._roots_for(cwd))
         await self._db(self.store.create_session, str(session.cwd), self._model, None, session.id)
+        session.store_version = (0, 0)
         self.sessions[session.id] = session
         await self._attach_mcp(session, mcp_servers or [])
         return session
@@ -127,10 +129,22 @@ class AgentService:
             return session
         record = await self._db(self.store.get_session, session_id)  # raises SessionNotFoundError
         root = cwd or record.cwd
-        session = Session(id=record.id, cwd=Path(root).resolve(), roots=self._roots_for(root), title=record.title)
-        session.history = await self._db(self.store.load_messages, session_id)
-        self.sessions[session.id] = session
-        return session
+        loaded = Session(id=record.id, cwd=Path(root).resolve(), roots=self._roots_for(root), title=record.title)
+        await self._refresh(loaded)
+        # Two requests may have loaded it at once: the first one in wins, so both share one live session.
+        return self.sessions.setdefault(loaded.id, loaded)
+
+    async def _persist_history(self, session: Session, history: list[Message]) -> None:
+        """Store a rewritten (compacted, shortened) history; the transcript stays whole."""
+        await self._db(self.store.replace_history, session.id, history)
+        session.store_version = await self._db(self.store.version, session.id)
+
+    async def _refresh(self, session: Session) -> None:
+        """Re-read the history if another process (an editor, `chat --session`) changed the session meanwhile."""
+        version = await self._db(self.store.version, session.id)
+        if version != session.store_version:
+            session.history = await self._db(self.store.load_messages, session.id)
+            session.store_version = version
 
     async def load_session(
         self, session_id: str, cwd: str, mcp_servers: list[acp.McpServer], client: AgentClient
@@ -216,14 +230,21 @@ class AgentService:
         }
 
     async def select_model(self, model: str) -> str:
-        """Later prompts use `model`; its capabilities are read again."""
+        """Later prompts use `model`; its capabilities are read again. A running turn finishes on the old one."""
         self.settings.llm.model = model
         async with self._provider_lock:
-            if self._provider is not None:
-                await self._provider.aclose()
-            self._provider = None
-            self._model = None
+            await self._retire_provider()
         return model
+
+    async def _retire_provider(self) -> None:
+        """Drop the current provider; close its HTTP client only once no turn streams from it."""
+        if self._provider is not None:
+            self._retired.append(self._provider)
+        self._provider, self._model, self._model_info = None, None, None
+        if not any(s.busy for s in self.sessions.values()):
+            retired, self._retired = self._retired, []
+            for provider in retired:
+                await provider.aclose()
 
     # --- turns ------------------------------------------------------------------------------------------
 
@@ -247,6 +268,9 @@ class AgentService:
             session.turn = None
             if not any(s.busy for s in self.sessions.values()):
                 self.idle.set()
+                retired, self._retired = self._retired, []
+                for provider in retired:
+                    await provider.aclose()
 
     async def _turn(self, session: Session, text: str, client: AgentClient, shown: str = "") -> acp.StopReason:
         relay = UpdateRelay(client, session.id)
@@ -256,15 +280,19 @@ class AgentService:
             # Persist before going on: a crash loses at most the message in flight. On the loop (a commit takes
             # well under a millisecond, less than a hand-off to a thread); in a thread when another writer is busy.
             tokens = estimate_message(message)
-            if self.store.try_append_message(session.id, message, tokens) is None:
-                await self._db(self.store.append_message, session.id, message, tokens)
+            message_id = self.store.try_append_message(session.id, message, tokens)
+            if message_id is None:
+                message_id = await self._db(self.store.append_message, session.id, message, tokens)
+            if session.store_version is not None:
+                session.store_version = (message_id, session.store_version[1])
 
         async def persist(history: list[Message]) -> None:
-            await self._db(self.store.replace_history, session.id, history)
+            await self._persist_history(session, history)
 
         if session.after_turn is not None:  # the previous turn's on-read flow rewrites the history: let it finish
             await asyncio.gather(session.after_turn, return_exceptions=True)
             session.after_turn = None
+        await self._refresh(session)
         await record(Message(role="user", content=text, meta={"display": shown} if shown and shown != text else {}))
         if session.title is None:
             session.title = title_from_prompt(text)
@@ -272,7 +300,7 @@ class AgentService:
             await self._auto_context(session, text, record, relay)
             provider, model, info = await self.provider()
             system = system_prompt(session.cwd, self.settings.agent.profile, self.settings.agent.system_prompt)
-            context = ContextStep(self.settings, system, info, _provider_kind(provider), persist)
+            context = ContextStep(self.settings, system, info, provider.name, persist)
             turn = Turn(
                 session=session,
                 client=client,
@@ -285,7 +313,7 @@ class AgentService:
                 record=record,
                 relay=relay,
                 services=self.services,
-                recover_calls=_recoverer(),
+                recover_calls=recover_tool_calls,
             )
             stop = await run_turn(turn)
         except asyncio.CancelledError:
@@ -320,7 +348,7 @@ class AgentService:
         flow = OnRead(self.settings.index.on_read, client, self.indexer.index if self.indexer else None)
         try:
             if await flow.process(session.id, session.history, session.roots, since):
-                await self._db(self.store.replace_history, session.id, list(session.history))
+                await self._persist_history(session, list(session.history))
         except Exception as exc:  # the conversation goes on with the files as they were
             log.warning("on-read indexing failed: %s", exc)
 
@@ -340,20 +368,6 @@ class AgentService:
                 await session.mcp.aclose()
         if self.indexer is not None:
             await self.indexer.aclose()
-        if self._provider is not None:
-            await self._provider.aclose()
-        if self.store is not None:
-            self.store.close()
-
-
-def _provider_kind(provider: Provider) -> str:
-    """ "ollama" or "openai" (the retry and fallback wrappers report their primary's name)."""
-    return provider.name
-
-
-def _recoverer() -> Any:
-    try:
-        from ..llm.text_tools import recover_tool_calls
-    except ImportError:  # pragma: no cover - during bootstrap only
-        return None
-    return recover_tool_calls
+        for provider in [*self._retired, *([self._provider] if self._provider else [])]:
+            await provider.aclose()
+        self.store.close()

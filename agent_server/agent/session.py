@@ -23,6 +23,7 @@ class Session:
     mcp: Any = None  # McpManager for servers given by the client for this session
     turn: asyncio.Task[Any] | None = None
     after_turn: asyncio.Task[Any] | None = None  # the on-read flow of the previous turn, if still running
+    store_version: tuple[int, int] | None = None  # what this process last saw in the store (see Store.version)
     prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest
 
     @property

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING, Any
 
 from .. import acp
@@ -11,6 +12,8 @@ from ..tools.base import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from .loop import Turn
+
+log = logging.getLogger(__name__)
 
 DECLINED = "The user declined this {name} call. Do not retry it as is; adapt your approach or ask the user."
 DENIED = "Policy denies {name} here ({why}). Do not retry it; find another way or ask the user."
@@ -116,6 +119,9 @@ async def _ask(turn: Turn, call: ToolCall, tool: Tool) -> bool:
         response = await turn.client.request_permission(turn.session.id, request, permission_options())
     except asyncio.CancelledError:
         raise
+    except Exception as exc:  # a client without a permission UI, or a broken answer: that is not a yes
+        log.warning("permission request for %s failed (%s); treating it as declined", call.name, exc)
+        return False
     outcome = response.outcome
     if not isinstance(outcome, acp.SelectedOutcome):
         raise asyncio.CancelledError()

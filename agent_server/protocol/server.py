@@ -23,7 +23,7 @@ from .. import __version__, acp, logging_setup
 from .. import config as config_mod
 from ..agent.service import AgentService
 from ..config import Settings
-from .errors import to_rpc_error
+from .errors import RpcError, to_rpc_error
 from .lsp_client import LspClient, LspProgress
 from .transport import read_loop, serve_stdin
 
@@ -145,8 +145,17 @@ def rpc(server: AgentLanguageServer, method: str) -> Callable[[Callable[..., Awa
     return decorator
 
 
+class _ExpectedErrors(logging.Filter):
+    """pygls logs every error answer with a traceback; ours (bad params, unknown session, LLM down) are expected."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, RpcError)
+
+
 def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageServer:
     server = AgentLanguageServer(cli_overrides)
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_ExpectedErrors())
 
     @server.feature(lsp.INITIALIZE)
     def on_initialize(params: lsp.InitializeParams) -> None:
@@ -195,7 +204,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
             return
         server.settings = settings
         logging_setup.remember_secrets(logging_setup.secrets_in(settings))
-        server.agent.reconfigure(settings)
+        await server.agent.reconfigure(settings)
 
     @server.feature(lsp.INITIALIZED)
     async def on_initialized(params: lsp.InitializedParams) -> None:

@@ -143,6 +143,13 @@ class Store:
             rows = conn.execute(f"SELECT {_COLS} FROM messages WHERE session_id = ? ORDER BY id", (session_id,))
             return [row_to_message(r) for r in rows]
 
+    def version(self, session_id: str) -> tuple[int, int]:
+        """(last message id, compaction mark): changes whenever any process appends to or compacts the session."""
+        with self.db.read() as conn:
+            base = self._require(conn, session_id)["history_base"] or 0
+            row = conn.execute("SELECT MAX(id) FROM messages WHERE session_id = ?", (session_id,)).fetchone()
+        return (int(row[0] or 0), int(base))
+
     def load_messages(self, session_id: str) -> list[Message]:
         """The model-facing history: the last compacted history, then every message appended after it."""
         with self.db.read() as conn:

@@ -186,23 +186,25 @@ class PermissionPolicy:
         return None
 
     def _judge(self, tool: Tool, subject: str | None, decisions: Sequence[Decision]) -> Policy:
-        verdict = self._rules_verdict(tool, subject, decisions)
-        if verdict == "allow" and tool.name in COMMAND_TOOLS and subject is not None and risky(subject):
-            return "ask"  # e.g. `ls > ~/.bashrc` under an `ls *` rule: the redirection writes outside the workspace
-        return verdict
-
-    def _rules_verdict(self, tool: Tool, subject: str | None, decisions: Sequence[Decision]) -> Policy:
         verdicts: set[Policy] = set()
+        # An allow that came from a command *pattern* must not cover a segment that writes through a redirection
+        # (`ls > ~/.bashrc` under `ls *`); a blanket allow for the tool (pattern None) is the user's own choice.
+        guarded = tool.name in COMMAND_TOOLS and subject is not None and risky(subject)
         for rule in self.settings.rules:
             if not fnmatch.fnmatchcase(tool.name, rule.tool):
                 continue
-            if rule.pattern is None or (subject is not None and glob_match(rule.pattern, subject)):
+            if rule.pattern is None:
                 verdicts.add(rule.policy)
+            elif subject is not None and glob_match(rule.pattern, subject):
+                verdicts.add("ask" if guarded and rule.policy == "allow" else rule.policy)
         for decision in decisions:
             if not fnmatch.fnmatchcase(tool.name, decision.tool):
                 continue
-            if decision.pattern is None or (subject is not None and glob_match(decision.pattern, subject)):
-                verdicts.add("allow" if decision.allow else "deny")
+            verdict: Policy = "allow" if decision.allow else "deny"
+            if decision.pattern is None:
+                verdicts.add(verdict)
+            elif subject is not None and glob_match(decision.pattern, subject):
+                verdicts.add("ask" if guarded and verdict == "allow" else verdict)
         for strongest in ("deny", "allow", "ask"):
             if strongest in verdicts:
                 return strongest  # type: ignore[return-value]
