@@ -117,8 +117,6 @@ async def _ask(turn: Turn, call: ToolCall, tool: Tool) -> bool:
     await turn.relay.flush()
     try:
         response = await turn.client.request_permission(turn.session.id, request, permission_options())
-    except asyncio.CancelledError:
-        raise
     except Exception as exc:  # a client without a permission UI, or a broken answer: that is not a yes
         log.warning("permission request for %s failed (%s); treating it as declined", call.name, exc)
         return False
