@@ -139,3 +139,33 @@ def translate_errors(url: str) -> Iterator[None]:
         raise LLMConnectionError(url, f"{kind} (no answer in time)") from None
     except httpx.TransportError as exc:
         raise LLMConnectionError(url, f"{type(exc).__name__}: {exc or 'connection lost'}") from None
+
+
+class HTTPProvider:
+    """What both providers share: the base URL, an owned or injected AsyncClient, and JSON requests."""
+
+    base_url: str
+
+    def __init__(
+        self,
+        base_url: str,
+        client: httpx.AsyncClient | None,
+        timeout_s: float,
+        connect_timeout_s: float,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._headers = headers or {}
+        self._owns_client = client is None
+        self._client = client or make_client(timeout_s, connect_timeout_s)
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def _request_json(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+        with translate_errors(url):
+            response = await self._client.request(method, url, json=body, headers=self._headers)
+        if response.status_code != 200:
+            raise_http_error(url, response.status_code, response.content)
+        return decode_json(url, response.content)

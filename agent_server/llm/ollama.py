@@ -22,7 +22,7 @@ from ..messages import (
     ToolCallEvent,
     Usage,
 )
-from ._http import decode_json, json_body, make_client, raise_http_error, raise_stream_error, translate_errors
+from ._http import HTTPProvider, decode_json, json_body, raise_http_error, raise_stream_error, translate_errors
 from .base import ChatRequest, ModelInfo
 
 EMBED_BATCH = 64
@@ -134,7 +134,7 @@ def capabilities_info(name: str, caps: Any, details: dict[str, Any]) -> ModelInf
     return info
 
 
-class OllamaProvider:
+class OllamaProvider(HTTPProvider):
     """Ollama native; `base_url` like `http://127.0.0.1:11434`."""
 
     name = "ollama"
@@ -147,14 +147,8 @@ class OllamaProvider:
         connect_timeout_s: float = 5.0,
         keep_alive: str | int | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        super().__init__(base_url, client, timeout_s, connect_timeout_s)
         self.keep_alive = keep_alive
-        self._owns_client = client is None
-        self._client = client or make_client(timeout_s, connect_timeout_s)
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         url = self.base_url + "/api/chat"
@@ -175,12 +169,7 @@ class OllamaProvider:
             raise LLMStreamError(url, "the stream ended before the final done:true line")
 
     async def _get_json(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        url = self.base_url + path
-        with translate_errors(url):
-            response = await self._client.request(method, url, json=body)
-        if response.status_code != 200:
-            raise_http_error(url, response.status_code, response.content)
-        return decode_json(url, response.content)
+        return await self._request_json(method, self.base_url + path, body)
 
     async def list_models(self) -> list[ModelInfo]:
         data = await self._get_json("GET", "/api/tags")

@@ -29,7 +29,7 @@ from ..messages import (
     ToolCallEvent,
     Usage,
 )
-from ._http import decode_json, json_body, loads, make_client, raise_http_error, raise_stream_error, translate_errors
+from ._http import HTTPProvider, decode_json, json_body, loads, raise_http_error, raise_stream_error, translate_errors
 from .base import ChatRequest, ModelInfo
 
 log = logging.getLogger(__name__)
@@ -428,7 +428,7 @@ def api_root(base_url: str) -> str:
     return base if base.endswith("/v1") else base + "/v1"
 
 
-class OpenAIProvider:
+class OpenAIProvider(HTTPProvider):
     """Any OpenAI-compatible server; `base_url` may be the root (`http://127.0.0.1:1234`) or end in `/v1`."""
 
     name = "openai"
@@ -441,15 +441,9 @@ class OpenAIProvider:
         timeout_s: float = 300.0,
         connect_timeout_s: float = 5.0,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        super().__init__(base_url, client, timeout_s, connect_timeout_s, headers)
         self.api_root = api_root(base_url)
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._owns_client = client is None
-        self._client = client or make_client(timeout_s, connect_timeout_s)
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         url = self.api_root + "/chat/completions"
@@ -480,12 +474,7 @@ class OpenAIProvider:
         yield turn.final()
 
     async def _get_json(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        url = self.api_root + path
-        with translate_errors(url):
-            response = await self._client.request(method, url, json=body, headers=self._headers)
-        if response.status_code != 200:
-            raise_http_error(url, response.status_code, response.content)
-        return decode_json(url, response.content)
+        return await self._request_json(method, self.api_root + path, body)
 
     async def list_models(self) -> list[ModelInfo]:
         data = await self._get_json("GET", "/models")
