@@ -111,6 +111,8 @@ class IndexConfig(Section):
     """Files larger than this are not indexed."""
     watch: bool = True
     """Re-index files changed on disk (watchfiles) after the first build."""
+    refresh_on_start: bool = True
+    """When the workspace was indexed before, bring the index up to date at startup (unchanged files are skipped)."""
     embeddings: bool = False
     """Also embed chunks with `llm.embedding_model`, in the background, pausing while a turn runs."""
 

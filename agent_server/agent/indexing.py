@@ -38,6 +38,10 @@ class IndexService:
             services["index"] = self.index  # built by an earlier run: usable at once, refreshed by the next build
 
     @property
+    def built_before(self) -> bool:
+        return bool(self.index.status().files)
+
+    @property
     def building(self) -> bool:
         return self._build is not None and not self._build.done()
 

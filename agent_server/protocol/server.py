@@ -214,6 +214,10 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
                 lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Error, message=error)
             )
         await pull_configuration()
+        indexer = server.agent.indexer if server.agent is not None else None
+        if indexer is not None and server.settings is not None and server.settings.index.refresh_on_start:
+            if indexer.built_before:  # a restart resumes: only what changed meanwhile is processed
+                indexer.start(server.client)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_configuration_changed(params: lsp.DidChangeConfigurationParams) -> None:

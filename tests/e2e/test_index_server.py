@@ -108,3 +108,18 @@ async def test_progress_cancel_stops_the_build(server: LspClient, workspace: Pat
     await server.wait_for(lambda: any(v["kind"] == "end" for v in progress_values(server)), timeout=60)
     end = next(v for v in progress_values(server) if v["kind"] == "end")
     assert "cancelled" in str(end["message"])
+
+
+async def test_restart_refreshes_an_existing_index(start_server, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+    make_project(workspace, files=3)
+    first = await start_server(workspace, {})
+    await index_and_wait(first)
+    await first.close()
+    (workspace / "pkg" / "late.py").write_text("def settle_disputed_payment():\n    pass\n")
+
+    second = await start_server(workspace, {})
+    await second.wait_for(lambda: any(v["kind"] == "end" for v in progress_values(second)), timeout=60)
+    end = next(v for v in progress_values(second) if v["kind"] == "end")
+    assert "(1 processed)" in str(end["message"]), end  # only the new file
+    hits = (await second.request("agent/_index/search", {"query": "settle_disputed_payment"}))["results"]
+    assert hits and hits[0]["path"] == "pkg/late.py"
