@@ -81,3 +81,21 @@ def test_env_json_values_and_mcp_servers_merge(tmp_path: Path) -> None:
     s = config.load(None, client_options={"mcpServers": {"b": {"url": "http://b"}}}, environ=env, user_file=user)
     assert s.tools.rules[0].pattern == "pytest*"
     assert set(s.mcp_servers) == {"a", "b"}
+
+
+def test_every_setting_is_documented() -> None:
+    from pydantic import BaseModel
+
+    def keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+        out: list[str] = []
+        for name, field in model.model_fields.items():
+            ann = field.annotation
+            if isinstance(ann, type) and issubclass(ann, BaseModel):
+                out += keys(ann, f"{prefix}{name}.")
+            else:
+                out.append(prefix + name)
+        return out
+
+    doc = (Path(__file__).parents[1] / "docs" / "configuration.md").read_text()
+    missing = [k for k in keys(config.Settings) if f"`{k}`" not in doc]
+    assert missing == [], f"docs/configuration.md does not describe: {missing}"
