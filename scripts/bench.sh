@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Every benchmark, one after the other; each prints ratios against a baseline measured in the same run.
+# The retrieval benchmark needs bare git mirrors of psf/requests, pallets/flask and pytest-dev/pytest
+# (and optionally sympy/sympy) under REPOS_DIR (default /work/.mirror); it is skipped with a note otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh >/dev/null
+. .venv/bin/activate
+echo "== stream relay (issue 2)";     python tests/benchmarks/bench_relay.py
+echo "== provider parsing (issue 3)"; python tests/benchmarks/bench_provider.py
+echo "== per-round context work (issue 5)"; python tests/benchmarks/bench_context.py
+REPOS_DIR="${REPOS_DIR:-/work/.mirror}"
+if ls -d "$REPOS_DIR"/*requests* >/dev/null 2>&1; then
+  echo "== retrieval on SWE-bench Lite dev (issue 7)"
+  big=$(ls -d "$REPOS_DIR"/sympy*/repo 2>/dev/null | head -1 || true)
+  python tests/benchmarks/bench_retrieval.py --repos-dir "$REPOS_DIR" ${big:+--big-repo "$big"}
+else
+  echo "== retrieval: skipped, no repository mirrors in $REPOS_DIR (see tests/benchmarks/bench_retrieval.py --help)"
+fi
