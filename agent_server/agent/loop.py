@@ -159,7 +159,9 @@ async def call_tools(turn: Turn, calls: list[ToolCall]) -> bool:
         try:
             result = await run_tool_call(turn, call)
         except asyncio.CancelledError:
-            # Keep the history consistent: every call gets a result, even the ones that never ran.
+            # Keep the history consistent: every call gets a result, even the ones that never ran; and the card of
+            # the interrupted call does not stay "in progress" in the editor.
+            await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="failed"))
             for pending in calls[index:]:
                 await turn.record(_tool_message(pending, "Error: cancelled by the user before it finished."))
             raise

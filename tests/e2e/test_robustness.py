@@ -93,3 +93,18 @@ async def test_switching_models_mid_turn_lets_the_turn_finish(
     assert client.text(sid) == "part one part two"
     await ask(client, sid, "again")
     assert fake_llm.chat_requests()[-1].json["model"] == "other:1b"
+
+
+async def test_a_cancelled_tool_call_card_ends_as_failed(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    client = await start_server(workspace, {**llm_options(fake_llm), "tools": {"policy": {"run_command": "allow"}}})
+    sid = await new_session(client, workspace)
+    fake_llm.script(Reply.tool_call("run_command", {"command": "sleep 30"}))
+    _, fut = client.request_nowait(
+        "agent/session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "wait"}]}
+    )
+    await client.wait_for(lambda: any(u.get("status") == "in_progress" for u in client.updates(sid)))
+    client.notify("agent/session/cancel", {"sessionId": sid})
+    assert await asyncio.wait_for(fut, 5) == {"stopReason": "cancelled"}
+    await client.wait_for(lambda: client.updates(sid)[-1].get("status") == "failed", 5)
