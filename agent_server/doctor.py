@@ -92,18 +92,12 @@ async def collect(settings: Settings, workspace: Path) -> Report:
 async def _mcp_status(settings: Settings, workspace: Path) -> list[dict[str, Any]]:
     if not settings.mcp_servers:
         return []
-    try:
-        from .tools.mcp import McpManager, describe_servers
-    except ImportError:
-        return [{"name": n, "state": "unsupported"} for n in settings.mcp_servers]
+    from .tools.mcp import McpManager, describe_servers
+
     manager = McpManager(settings.mcp_servers, call_timeout_s=settings.tools.mcp_call_timeout_s, cwd=workspace)
     await manager.start()
     try:
-        try:
-            await manager.wait_ready(timeout=15)
-        except Exception:
-            pass
-        return [asdict(s) for s in await describe_servers(manager)]  # type: ignore[call-overload]
+        return [asdict(s) for s in await describe_servers(manager)]  # waits for the servers to settle
     finally:
         await manager.aclose()
 

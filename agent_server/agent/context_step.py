@@ -7,6 +7,7 @@ when there is one, is a separate system message right after it.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -207,8 +208,6 @@ def as_plain_chat(messages: list[Message]) -> list[Message]:
     out: list[Message] = []
     for m in messages:
         if m.role == "assistant" and m.tool_calls:
-            import json
-
             calls = "\n".join(
                 f"<tool_call>\n{json.dumps({'name': c.name, 'arguments': c.arguments})}\n</tool_call>"
                 for c in m.tool_calls

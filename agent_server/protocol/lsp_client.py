@@ -82,7 +82,7 @@ class LspClient:
     ) -> acp.RequestPermissionResponse:
         request = acp.RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=options)
         result = await self._server.protocol.send_request_async("agent/session/request_permission", request.dump())
-        return acp.RequestPermissionResponse.model_validate(_plain(result))
+        return acp.RequestPermissionResponse.model_validate(result)
 
     async def apply_edit(self, label: str, changes: list[FileChange]) -> bool:
         document_changes: list[Any] = []
@@ -182,12 +182,3 @@ def update_params(session_id: str, update: acp.SessionUpdate) -> dict[str, Any]:
             content = {"type": "text", "text": block.text}
             return {"sessionId": session_id, "update": {"sessionUpdate": update.session_update, "content": content}}
     return acp.SessionNotification(session_id=session_id, update=update).dump()
-
-
-def _plain(value: Any) -> Any:
-    """Responses to our custom requests arrive as dicts (see server.make_converter)."""
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
