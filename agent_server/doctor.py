@@ -42,6 +42,7 @@ def _row(info: ModelInfo) -> dict[str, Any]:
 
 async def collect(settings: Settings, workspace: Path) -> Report:
     from .llm.capabilities import apply_overrides
+    from .llm.model_names import find_listed
     from .llm.registry import build, resolve_endpoint
 
     report = Report()
@@ -60,18 +61,21 @@ async def collect(settings: Settings, workspace: Path) -> Report:
     try:
         listed = await provider.list_models()
         names = [m.name for m in listed]
+        # Ollama's spelling rules: "qwen3" is the listed "qwen3:latest", not a missing model.
+        listed_name = find_listed(model, names)
         for listed_model in listed[:20]:
             try:
                 info = await provider.model_info(listed_model.name)
             except LLMError:
                 info = listed_model
-            report.models.append(_row(apply_overrides(info, settings.llm if info.name == model else None)))
-        if model not in names and names:
+            report.models.append(_row(apply_overrides(info, settings.llm if info.name == listed_name else None)))
+        if listed_name is None and names:
             report.problems.append(
                 f"model '{model}' is not on {url} (it has: {', '.join(names[:8])}). "
                 f"Fix: `ollama pull {model}` or set llm.model to one of those."
             )
-        chosen = next((m for m in report.models if m["name"] == model), None)
+        report.model = listed_name or model
+        chosen = next((m for m in report.models if m["name"] == listed_name), None)
         if chosen and chosen["context_length"] and chosen["context_length"] < 8192:
             report.notes.append(
                 f"{model} has a {chosen['context_length']}-token window: long sessions will be compacted often."
