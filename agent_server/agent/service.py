@@ -15,7 +15,7 @@ from ..config import Settings
 from ..context import estimate_message
 from ..errors import AgentServerError, SessionNotFoundError
 from ..llm.base import ModelInfo, Provider
-from ..llm.model_names import find_listed, model_key
+from ..llm.model_names import find_listed, unique_models
 from ..llm.text_tools import recover_tool_calls
 from ..messages import Message
 from ..store import Store
@@ -217,7 +217,7 @@ class AgentService:
     async def list_models(self) -> dict[str, Any]:
         provider, model, _info = await self.provider()
         # One entry per model, and "current" spelled as listed ("qwen3" is the listed "qwen3:latest").
-        models = list({model_key(m.name): m for m in reversed(await provider.list_models())}.values())[::-1]
+        models = unique_models(await provider.list_models(), lambda m: m.name)
         return {
             "current": find_listed(model, [m.name for m in models]) or model,
             "models": [

@@ -8,8 +8,11 @@ that a name the server would accept is never reported missing and one model neve
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
 
 DEFAULT_HOST = "registry.ollama.ai"
 DEFAULT_NAMESPACE = "library"
@@ -90,13 +93,13 @@ def find_listed(name: str, listed: Iterable[str]) -> str | None:
     return matches[0] if matches else None
 
 
-def unique_names(names: Iterable[str]) -> list[str]:
-    """`names` without a second spelling of a model already listed (the first spelling is kept)."""
+def unique_models(items: Iterable[T], name: Callable[[T], str]) -> list[T]:
+    """`items` without a second spelling of a model already listed (the first one is kept, order kept)."""
     seen: set[str] = set()
-    out: list[str] = []
-    for n in names:
-        key = model_key(n)
+    out: list[T] = []
+    for item in items:
+        key = model_key(name(item))
         if key not in seen:
             seen.add(key)
-            out.append(n)
+            out.append(item)
     return out

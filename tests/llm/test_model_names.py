@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_server.llm.model_names import find_listed, parse, same_model, unique_names
+from agent_server.llm.model_names import find_listed, parse, same_model, unique_models
 from tests.fakes.fake_llm import FakeLLMServer, FakeModel
 from tests.lsp_client import LspClient
 
@@ -64,7 +64,7 @@ def test_the_listed_spelling_is_found_and_an_exact_id_wins() -> None:
     assert find_listed("lmstudio-community/qwen3-8b", listed) == "lmstudio-community/qwen3-8b"
     assert find_listed("missing", listed) is None
     assert find_listed("m", ["m:latest", "m"]) == "m"  # the exact spelling, not the first equivalent
-    assert unique_names(["m:latest", "M", "n"]) == ["m:latest", "n"]
+    assert unique_models(["m:latest", "M", "n", "m:latest"], str) == ["m:latest", "n"]
 
 
 DOCTOR = [sys.executable, "-m", "agent_server", "doctor", "--json", "--provider", "ollama"]
