@@ -299,6 +299,60 @@ class SessionInfoUpdate(Meta):
     updated_at: str | None = None
 
 
+class UnstructuredCommandInput(Meta):
+    hint: str
+
+
+class AvailableCommand(Meta):
+    name: str
+    description: str
+    input: UnstructuredCommandInput | None = None
+
+
+class AvailableCommandsUpdate(Meta):
+    session_update: Literal["available_commands_update"] = "available_commands_update"
+    available_commands: list[AvailableCommand]
+
+
+class SessionMode(Meta):
+    id: str
+    name: str
+    description: str | None = None
+
+
+class SessionModeState(Meta):
+    current_mode_id: str
+    available_modes: list[SessionMode]
+
+
+class CurrentModeUpdate(Meta):
+    session_update: Literal["current_mode_update"] = "current_mode_update"
+    current_mode_id: str
+
+
+class SessionConfigSelectOption(Meta):
+    value: str
+    name: str
+    description: str | None = None
+
+
+class SessionConfigOption(Meta):
+    """A dropdown (`type: "select"`), the only kind we offer."""
+
+    id: str
+    name: str
+    type: Literal["select"] = "select"
+    current_value: str
+    options: list[SessionConfigSelectOption]
+    description: str | None = None
+    category: str | None = None  # "mode", "model", ...
+
+
+class ConfigOptionUpdate(Meta):
+    session_update: Literal["config_option_update"] = "config_option_update"
+    config_options: list[SessionConfigOption]
+
+
 SessionUpdate = (
     AgentMessageChunk
     | AgentThoughtChunk
@@ -308,6 +362,9 @@ SessionUpdate = (
     | PlanUpdate
     | UsageUpdate
     | SessionInfoUpdate
+    | AvailableCommandsUpdate
+    | CurrentModeUpdate
+    | ConfigOptionUpdate
 )
 
 
@@ -358,3 +415,19 @@ class RequestPermissionResponse(Meta):
 
 def text_block(text: str) -> TextContent:
     return TextContent(text=text)
+
+
+_CHUNKS = (AgentMessageChunk, AgentThoughtChunk)
+
+
+def notification_params(session_id: str, update: SessionUpdate) -> dict[str, Any]:
+    """The params of a `session/update` notification, for every face (LSP `agent/` prefix or plain ACP).
+
+    `SessionNotification(...).dump()`; streamed text chunks (most notifications) are built directly.
+    """
+    if type(update) in _CHUNKS and update.meta is None and update.message_id is None:  # type: ignore[union-attr]
+        block = update.content  # type: ignore[union-attr]
+        if type(block) is TextContent and block.meta is None:
+            content = {"type": "text", "text": block.text}
+            return {"sessionId": session_id, "update": {"sessionUpdate": update.session_update, "content": content}}
+    return SessionNotification(session_id=session_id, update=update).dump()

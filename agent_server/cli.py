@@ -1,4 +1,4 @@
-"""`agent-server serve | chat | doctor | index | search | sessions | permissions`."""
+"""`agent-server serve | acp | chat | doctor | index | search | sessions | permissions`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from . import __version__, logging_setup
 from . import config as config_mod
+from .config_layers import LoadResult, load_layers, settle_trust
 from .errors import AgentServerError, ConfigError
 
 
@@ -31,8 +32,16 @@ def _add_llm_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="model name (default: the first the server lists)")
 
 
+def _load_report(args: argparse.Namespace, workspace: Path | None) -> LoadResult:
+    """Every layer, each key on its own; risky workspace settings only if the workspace is trusted."""
+    return load_layers(workspace=workspace, cli_overrides=_overrides(args))
+
+
 def _load(args: argparse.Namespace, workspace: Path | None) -> config_mod.Settings:
-    return config_mod.load(workspace=workspace, cli_overrides=_overrides(args))
+    loaded = _load_report(args, workspace)
+    for notice in loaded.notices():
+        print(f"agent-server: {notice}", file=sys.stderr)
+    return loaded.settings
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -48,17 +57,36 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_acp(args: argparse.Namespace) -> int:
+    from .acp_agent.agent import serve_stdio
+
+    logging_setup.setup(args.log_level, args.log_file)
+    serve_stdio(_overrides(args))
+    return 0
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     from .agent.service import AgentService
     from .terminal import TerminalClient
 
     workspace = Path(args.workspace or ".").resolve()
-    settings = _load(args, workspace)
-    logging_setup.setup(settings.log.level, settings.log.file)
-    logging_setup.remember_secrets(logging_setup.secrets_in(settings))
+    loaded = _load_report(args, workspace)
     client = TerminalClient(approve=args.approve, show_thinking=not args.no_thinking)
+    for issue in loaded.issues:
+        print(f"agent-server: {issue}", file=sys.stderr)
 
     async def run() -> int:
+        nonlocal loaded
+
+        async def notify(text: str) -> None:
+            print(f"agent-server: {text}", file=sys.stderr)
+
+        # The workspace file's risky settings: asked about on a terminal, ignored (with a notice) without one.
+        fresh = await settle_trust(loaded, lambda: _load_report(args, workspace), client.show_message_request, notify)
+        loaded = fresh or loaded
+        settings = loaded.settings
+        logging_setup.setup(settings.log.level, settings.log.file)
+        logging_setup.remember_secrets(logging_setup.secrets_in(settings))
         service = AgentService(settings, [workspace], client)
         try:
             if args.session:
@@ -104,9 +132,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from .doctor import run_doctor
 
     workspace = Path(args.workspace or ".").resolve()
-    settings = _load(args, workspace)
+    loaded = _load_report(args, workspace)
     logging_setup.setup("ERROR")
-    return asyncio.run(run_doctor(settings, workspace, as_json=args.json))
+    return asyncio.run(run_doctor(loaded.settings, workspace, as_json=args.json, config_notices=loaded.notices()))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,6 +148,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-file")
     _add_llm_flags(p)
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("acp", help="run as an Agent Client Protocol agent on stdio (Zed, JetBrains, ...)")
+    p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    p.add_argument("--log-file")
+    _add_llm_flags(p)
+    p.set_defaults(func=cmd_acp)
 
     p = sub.add_parser("chat", help="chat with the agent in the terminal (a REPL without PROMPT)")
     p.add_argument("prompt", nargs="?", help="one prompt to run ('-' reads stdin); omit for a REPL")

@@ -32,12 +32,48 @@ class FileChange:
     create: bool = False
 
 
+class ClientFiles(Protocol):
+    """A client that reads and writes files itself (its unsaved buffers, its undo history)."""
+
+    can_read: bool
+    can_write: bool
+
+    async def read_text_file(self, session_id: str, path: Path) -> str:
+        """The text the user sees in the client (the unsaved buffer if open)."""
+        ...
+
+    async def write_text_file(self, session_id: str, path: Path, text: str) -> None: ...
+
+
+@dataclass
+class CommandRun:
+    """How a command run by the client ended."""
+
+    output: str
+    exit_code: int | None
+    signal: str | None = None
+    timed_out: bool = False
+    truncated: bool = False
+
+
+class ClientTerminal(Protocol):
+    """A client that runs commands in its own terminal, where the user watches them."""
+
+    async def run_command(
+        self, session_id: str, command: str, cwd: Path, env: dict[str, str], timeout_s: float, output_limit: int
+    ) -> CommandRun:
+        """Run `command` (a shell line), stop it after `timeout_s`; the output keeps its last `output_limit` bytes."""
+        ...
+
+
 @dataclass
 class ClientFeatures:
     apply_edit: bool = False  # workspace/applyEdit
     resource_operations: bool = False  # CreateFile in a WorkspaceEdit
     show_message_request: bool = False
     work_done_progress: bool = False
+    files: ClientFiles | None = None  # reads see the client's buffers, writes go through the client
+    terminal: ClientTerminal | None = None  # run_command runs in the client's terminal
 
 
 class ProgressReporter(Protocol):

@@ -171,14 +171,5 @@ class LspClient:
         return progress
 
 
-_CHUNKS = (acp.AgentMessageChunk, acp.AgentThoughtChunk)
-
-
-def update_params(session_id: str, update: acp.SessionUpdate) -> dict[str, Any]:
-    """`SessionNotification(...).dump()`; streamed text chunks (most notifications) are built directly."""
-    if type(update) in _CHUNKS and update.meta is None and update.message_id is None:  # type: ignore[union-attr]
-        block = update.content  # type: ignore[union-attr]
-        if type(block) is acp.TextContent and block.meta is None:
-            content = {"type": "text", "text": block.text}
-            return {"sessionId": session_id, "update": {"sessionUpdate": update.session_update, "content": content}}
-    return acp.SessionNotification(session_id=session_id, update=update).dump()
+# One mapping for both faces (LSP here, plain ACP in acp_agent/), so they cannot drift.
+update_params = acp.notification_params

@@ -52,7 +52,11 @@ class _Output:
         cut = self.total - len(self.head) - min(len(tail), self.tail_budget)
         if cut > 0:
             tail = tail[-self.tail_budget :]
-            body = self._decode(bytes(self.head)) + f"\n[... {cut} bytes of output cut ...]\n" + self._decode(tail)
+            marker = (
+                f"\n[... {cut} bytes of output cut to fit the context window; to see them, run the command again "
+                "narrowed (| grep PATTERN, | head -n N, | tail -n N, | sed -n 'A,Bp') ...]\n"
+            )
+            body = self._decode(bytes(self.head)) + marker + self._decode(tail)
         else:
             body = self._decode(bytes(self.head) + tail)
         return body.strip("\n")
@@ -124,7 +128,7 @@ async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subpro
         raise
 
 
-def make_run_command(default_timeout_s: float, output_budget: int) -> Handler:
+def make_run_command(default_timeout_s: float, budget: int) -> Handler:
     """The run_command handler, with the configured default timeout and output size."""
 
     async def run_command(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
@@ -133,6 +137,12 @@ def make_run_command(default_timeout_s: float, output_budget: int) -> Handler:
         if not cwd.is_dir():
             raise ToolError(f"cwd '{args.get('cwd')}' is not a directory")
         timeout = float(args.get("timeout_s") or default_timeout_s)
+        # In a small window the output must fit a page of the turn's budget (head and tail are kept).
+        output_budget = min(budget, max(200, (ctx.page_chars or budget) - 300))
+        if ctx.client.features.terminal is not None:  # the client runs it where the user can watch
+            from .client_command import run_in_client_terminal
+
+            return await run_in_client_terminal(ctx, ctx.client.features.terminal, command, cwd, timeout, output_budget)
         env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
         proc = await _spawn(command, cwd, env)
         out = _Output(output_budget)

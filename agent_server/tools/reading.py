@@ -10,6 +10,7 @@ from typing import Any
 from .. import acp
 from ..errors import ToolError
 from .base import ToolContext, ToolResult
+from .client_files import buffer_text
 from .filetypes import SNIFF_BYTES, describe_type, human_size, is_binary
 from .sandbox import relative, resolve, root_of
 from .walk import SKIP_DIRS, gitignore, ignored
@@ -33,17 +34,45 @@ def _range(total: int, start: int | None, end: int | None, rel: str) -> tuple[in
     return first, last
 
 
-def _render(rel: str, text: str, start: int | None, end: int | None, note: str = "") -> str:
+def _fit_lines(lines: list[str], first: int, budget: int | None, used: int) -> int:
+    """How many of `lines` (numbered from `first`) fit in `budget` characters after `used`; at least one."""
+    if budget is None:
+        return len(lines)
+    room = budget - used
+    count = 0
+    for n, line in enumerate(lines, start=first):
+        room -= len(line) + len(str(n)) + 2  # the number, a tab and the newline
+        if room < 0:
+            break
+        count += 1
+    return max(1, count)
+
+
+def _page_marker(first: int, last: int, total: int | None) -> str:
+    of = f" of {total}" if total else ""
+    return (
+        f"\n[page: lines {first}-{last}{of} shown, to fit the model's context window; "
+        f"call read_file with start_line={last + 1} for more]"
+    )
+
+
+def _render(rel: str, text: str, start: int | None, end: int | None, note: str = "", budget: int | None = None) -> str:
     lines = text.splitlines()
     total = len(lines)
     if total == 0:
         return f"{rel} is empty{note}."
     first, last = _range(total, start, end, rel)
+    wanted = lines[first - 1 : last]
+    shown = _fit_lines(wanted, first, budget, len(rel) + len(note) + 140)
+    if shown < len(wanted):
+        last = first + shown - 1
+        header = f"{rel} (lines {first}-{last} of {total}{note})"
+        return header + "\n" + _numbered(wanted[:shown], first) + _page_marker(first, last, total)
     header = f"{rel} (lines {first}-{last} of {total}{note})"
-    return header + "\n" + _numbered(lines[first - 1 : last], first)
+    return header + "\n" + _numbered(wanted, first)
 
 
-def _huge_range(path: Path, rel: str, start: int | None, end: int | None) -> str:
+def _huge_range(path: Path, rel: str, start: int | None, end: int | None, budget: int | None = None) -> str:
     """Stream just the asked lines of a huge text file."""
     first = start or 1
     last = end or first + 199
@@ -53,23 +82,27 @@ def _huge_range(path: Path, rel: str, start: int | None, end: int | None) -> str
         picked = [line.rstrip("\n") for line in itertools.islice(fh, first - 1, last)]
     if not picked:
         raise ToolError(f"start_line {first} is past the end of {rel}")
-    return f"{rel} (lines {first}-{first + len(picked) - 1}, a huge file)\n" + _numbered(picked, first)
+    shown = _fit_lines(picked, first, budget, len(rel) + 140)
+    last = first + shown - 1
+    marker = _page_marker(first, last, None) if shown < len(picked) else ""
+    return f"{rel} (lines {first}-{last}, a huge file)\n" + _numbered(picked[:shown], first) + marker
 
 
-def _summary(path: Path, rel: str, size: int, head: bytes) -> str:
+def _summary(path: Path, rel: str, size: int, head: bytes, budget: int | None = None) -> str:
     kind = describe_type(path, head)
     if is_binary(head):
         return f"{rel}: binary file ({kind}, {human_size(size)}); its bytes are not shown."
     with path.open("rb") as fh:
         count = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
     first = head.decode("utf-8", errors="replace").splitlines()[:SUMMARY_LINES]
+    first = first[: _fit_lines(first, 1, budget, len(rel) + 200)]
     return (
         f"{rel}: huge text file ({kind}, {human_size(size)}, about {count} lines); not shown whole.\n"
         f"Read a part with start_line/end_line, or use search_text. First {len(first)} lines:\n" + _numbered(first, 1)
     )
 
 
-def _read_disk(path: Path, rel: str, start: int | None, end: int | None) -> str:
+def _read_disk(path: Path, rel: str, start: int | None, end: int | None, budget: int | None = None) -> str:
     if path.is_dir():
         raise ToolError(f"{rel} is a directory; use list_directory to see what it holds")
     size = path.stat().st_size
@@ -79,21 +112,21 @@ def _read_disk(path: Path, rel: str, start: int | None, end: int | None) -> str:
         return _summary(path, rel, size, head)
     if size > HUGE_BYTES:
         if start is None and end is None:
-            return _summary(path, rel, size, head)
-        return _huge_range(path, rel, start, end)
+            return _summary(path, rel, size, head, budget)
+        return _huge_range(path, rel, start, end, budget)
     text = path.read_bytes().decode("utf-8", errors="replace")
-    return _render(rel, text, start, end)
+    return _render(rel, text, start, end, budget=budget)
 
 
 async def read_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     path = resolve(ctx.roots, args["path"], must_exist=True)
     rel = relative(ctx.roots, path)
     start, end = args.get("start_line"), args.get("end_line")
-    unsaved = ctx.client.open_document_text(path)
+    unsaved = await buffer_text(ctx, path)
     if unsaved is not None:
-        text = _render(rel, unsaved, start, end, note=", unsaved editor buffer")
+        text = _render(rel, unsaved, start, end, note=", unsaved editor buffer", budget=ctx.page_chars)
     else:
-        text = await asyncio.to_thread(_read_disk, path, rel, start, end)
+        text = await asyncio.to_thread(_read_disk, path, rel, start, end, ctx.page_chars)
     line = (start - 1) if start else 0
     return ToolResult(text=text, locations=[acp.ToolCallLocation(path=str(path), line=line)])
 

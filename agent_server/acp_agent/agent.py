@@ -1,0 +1,233 @@
+"""`agent-server acp`: the AgentService behind a standard ACP v1 agent (ndjson JSON-RPC on stdio, no prefix).
+
+An adapter like `protocol/`: requests are validated with the shared `acp` models, handed to the one AgentService,
+and its updates go out through `AcpClient`. Nothing here runs a turn itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import __version__, acp, logging_setup
+from .. import config as config_mod
+from ..agent.service import AgentService
+from ..agent.session import Session
+from ..protocol.errors import to_rpc_error
+from . import commands, options
+from .client import AcpClient
+from .rpc import INVALID_PARAMS, Connection, LineReader, RpcFailure
+
+log = logging.getLogger(__name__)
+LINE_LIMIT = 64 << 20  # a prompt may embed whole files
+
+
+def _map_error(exc: BaseException, method: str) -> RpcFailure:
+    if isinstance(exc, RpcFailure):
+        return exc
+    if isinstance(exc, ValueError) and type(exc).__module__ == "builtins":
+        return RpcFailure(INVALID_PARAMS, f"Invalid params for {method}: {exc}")
+    error = to_rpc_error(exc, method)
+    return RpcFailure(error.code, error.message, error.data)
+
+
+class AcpAgent:
+    def __init__(self, write: Any, cli_overrides: dict[str, Any] | None = None) -> None:
+        self.cli_overrides = cli_overrides or {}
+        self.conn = Connection(
+            write,
+            requests={
+                "initialize": self.initialize,
+                "authenticate": self.authenticate,
+                "session/new": self.session_new,
+                "session/load": self.session_load,
+                "session/list": self.session_list,
+                "session/delete": self.session_delete,
+                "session/prompt": self.session_prompt,
+                "session/set_mode": self.session_set_mode,
+                "session/set_config_option": self.session_set_config_option,
+            },
+            notifications={"session/cancel": self.session_cancel},
+            errors=_map_error,
+        )
+        self.client = AcpClient(self.conn)
+        self.service: AgentService | None = None
+        self._commands: dict[str, asyncio.Task[None]] = {}  # running slash commands by session, for cancel
+
+    async def serve(self, reader: LineReader) -> None:
+        try:
+            await self.conn.serve(reader)
+        finally:
+            if self.service is not None:
+                await self.service.aclose()
+
+    # --- the service, made on first use: its workspace is the first session's folder --------------------
+
+    def _service(self, cwd: str | None) -> AgentService:
+        if self.service is None:
+            workspace = Path(cwd).resolve() if cwd and Path(cwd).is_absolute() else Path.cwd()
+            try:
+                settings = config_mod.load(workspace=workspace, cli_overrides=self.cli_overrides)
+            except Exception as exc:  # a bad setting must not stop the agent: run on defaults, say why
+                log.error("%s (running on defaults)", exc)
+                settings = config_mod.load(workspace=None, cli_overrides=self.cli_overrides)
+            logging_setup.remember_secrets(logging_setup.secrets_in(settings))
+            self.service = AgentService(settings, [workspace], self.client)
+            indexer = self.service.indexer
+            if indexer is not None and settings.index.refresh_on_start and indexer.built_before:
+                indexer.start(self.client)
+        return self.service
+
+    async def _describe(self, session: Session) -> dict[str, Any]:
+        """What session/new and session/load answer besides the id: modes and config options."""
+        service = self._service(None)
+        configs = await options.config_options(service, session)
+        return {
+            "modes": options.mode_state(session).dump(),
+            "configOptions": [c.dump() for c in configs],
+        }
+
+    def _after_answer(self, session: Session) -> None:
+        """The slash commands, once the client knows the session (right after the answer goes out)."""
+        update = acp.AvailableCommandsUpdate(available_commands=commands.available(self._service(None)))
+        asyncio.get_running_loop().call_soon(self.client.session_update_nowait, session.id, update)
+
+    # --- agent methods ----------------------------------------------------------------------------------
+
+    async def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        # Any protocolVersion is answered with the one we speak (1); the client decides whether it can go on.
+        request = acp.InitializeRequest.model_validate(params)
+        self.client.configure(request.client_capabilities)
+        return acp.InitializeResponse(
+            agent_info=acp.Implementation(name="agent-server", title="agent-server", version=__version__)
+        ).dump()
+
+    async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {}  # no authMethods are offered: nothing to authenticate
+
+    async def session_new(self, params: dict[str, Any]) -> dict[str, Any]:
+        request = acp.NewSessionRequest.model_validate(params)
+        service = self._service(request.cwd)
+        session = await service.new_session(request.cwd, request.mcp_servers)
+        answer = {"sessionId": session.id, **await self._describe(session)}
+        self._after_answer(session)
+        return answer
+
+    async def session_load(self, params: dict[str, Any]) -> dict[str, Any]:
+        request = acp.LoadSessionRequest.model_validate(params)
+        service = self._service(request.cwd)
+        await service.load_session(request.session_id, request.cwd, request.mcp_servers, self.client)
+        session = service.get(request.session_id)
+        answer = await self._describe(session)
+        self._after_answer(session)
+        return answer
+
+    async def session_list(self, params: dict[str, Any]) -> dict[str, Any]:
+        request = acp.ListSessionsRequest.model_validate(params)
+        found = await self._service(request.cwd).list_sessions(request.cwd)
+        return acp.ListSessionsResponse(sessions=found).dump()
+
+    async def session_delete(self, params: dict[str, Any]) -> dict[str, Any]:
+        request = acp.DeleteSessionRequest.model_validate(params)
+        await self._service(None).delete_session(request.session_id)
+        return {}
+
+    async def session_prompt(self, params: dict[str, Any]) -> dict[str, Any]:
+        request = acp.PromptRequest.model_validate(params)
+        service = self._service(None)
+        command = commands.parse(request.prompt)
+        if command is None:
+            stop = await service.prompt(request.session_id, request.prompt, self.client)
+            return acp.PromptResponse(stop_reason=stop).dump()
+        session = await service.open(request.session_id)
+        if session.busy or request.session_id in self._commands:
+            raise ValueError(f"session {request.session_id} is busy; cancel it first")
+        run, arg = command
+        task = asyncio.ensure_future(run.run(commands.CommandContext(service, session, self.client), arg))
+        self._commands[session.id] = task
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            return acp.PromptResponse(stop_reason="cancelled").dump()
+        finally:
+            self._commands.pop(session.id, None)
+        return acp.PromptResponse(stop_reason="cancelled" if task.cancelled() else "end_turn").dump()
+
+    async def session_cancel(self, params: dict[str, Any]) -> None:
+        request = acp.CancelNotification.model_validate(params)
+        running = self._commands.get(request.session_id)
+        if running is not None:
+            running.cancel()
+            return
+        self._service(None).cancel(request.session_id)
+
+    async def session_set_mode(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id, mode_id = params.get("sessionId"), params.get("modeId")
+        if not isinstance(session_id, str) or not isinstance(mode_id, str):
+            raise ValueError("sessionId and modeId must be strings")
+        service = self._service(None)
+        session = await service.open(session_id)
+        options.set_mode(session, mode_id)
+        configs = await options.config_options(service, session)
+        self.client.session_update_nowait(session_id, acp.ConfigOptionUpdate(config_options=configs))
+        return {}
+
+    async def session_set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
+        session_id, config_id, value = params.get("sessionId"), params.get("configId"), params.get("value")
+        if not isinstance(session_id, str) or not isinstance(config_id, str) or not isinstance(value, str):
+            raise ValueError("sessionId, configId and value must be strings")
+        service = self._service(None)
+        session = await service.open(session_id)
+        if config_id == "mode":
+            options.set_mode(session, value)
+            self.client.session_update_nowait(session_id, acp.CurrentModeUpdate(current_mode_id=value))
+        elif config_id == "model":
+            _current, names = await options.model_names(service)
+            if names and value not in names:
+                raise ValueError(f"unknown model {value!r}; the server lists {', '.join(names)}")
+            await service.select_model(value)
+        else:
+            raise ValueError(f"unknown config option {config_id!r}; the options are mode and model")
+        configs = await options.config_options(service, session)
+        return {"configOptions": [c.dump() for c in configs]}
+
+
+# --- running on stdio -----------------------------------------------------------------------------------
+
+
+async def _open_stdin() -> LineReader:
+    from ..protocol.transport import StdinReader
+
+    reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    try:
+        await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except (OSError, ValueError):  # a terminal or a regular file: read it in a thread
+        return StdinReader()
+    return reader
+
+
+def serve_stdio(cli_overrides: dict[str, Any] | None = None) -> None:
+    """Serve ACP on stdin/stdout. File descriptor 1 is kept for JSON-RPC alone: anything else that writes to
+    stdout (a library's print, a child process that inherits it) lands on stderr instead."""
+    wire = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def write(data: bytes) -> None:
+        wire.write(data)
+        wire.flush()
+
+    async def main() -> None:
+        agent = AcpAgent(write, cli_overrides)
+        await agent.serve(await _open_stdin())
+
+    try:
+        asyncio.run(main())
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass

@@ -1,0 +1,146 @@
+"""The AgentClient the core talks to, over plain ACP: `session/update`, `session/request_permission`, and the
+client's own files (`fs/*`) and terminal (`terminal/*`) when it offers them in `initialize`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from pathlib import Path
+from typing import Any
+
+from .. import acp
+from ..agent.client import ClientFeatures, CommandRun, FileChange
+from .rpc import Connection
+
+log = logging.getLogger(__name__)
+SHELL = "/bin/sh"  # terminal/create takes a program and its arguments; our commands are shell lines
+_RELEASE_TIMEOUT_S = 5.0
+
+
+class _NoProgress:
+    """ACP has no progress notifications: progress goes to the log."""
+
+    def __init__(self, title: str) -> None:
+        self._title = title
+
+    @property
+    def cancelled(self) -> bool:
+        return False
+
+    async def report(self, message: str, percentage: int | None = None) -> None:
+        log.info("%s: %s", self._title, message)
+
+    async def end(self, message: str) -> None:
+        log.info("%s: %s", self._title, message)
+
+
+class AcpClient:
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self.features = ClientFeatures()
+        self.can_read = False
+        self.can_write = False
+
+    def configure(self, capabilities: dict[str, Any] | None) -> None:
+        """`clientCapabilities` from initialize: only what the client says it supports, nothing assumed."""
+        caps = capabilities if isinstance(capabilities, dict) else {}
+        fs_caps = caps.get("fs")
+        fs: dict[str, Any] = fs_caps if isinstance(fs_caps, dict) else {}
+        self.can_read = fs.get("readTextFile") is True
+        self.can_write = fs.get("writeTextFile") is True
+        self.features = ClientFeatures(
+            files=self if (self.can_read or self.can_write) else None,
+            terminal=self if caps.get("terminal") is True else None,
+        )
+
+    # --- AgentClient ------------------------------------------------------------------------------------
+
+    async def session_update(self, session_id: str, update: acp.SessionUpdate) -> None:
+        self.session_update_nowait(session_id, update)
+
+    def session_update_nowait(self, session_id: str, update: acp.SessionUpdate) -> None:
+        self._conn.notify("session/update", acp.notification_params(session_id, update))
+
+    async def request_permission(
+        self, session_id: str, tool_call: acp.ToolCallUpdateFields, options: list[acp.PermissionOption]
+    ) -> acp.RequestPermissionResponse:
+        request = acp.RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=options)
+        result = await self._conn.request("session/request_permission", request.dump())
+        return acp.RequestPermissionResponse.model_validate(result)
+
+    async def apply_edit(self, label: str, changes: list[FileChange]) -> bool:
+        return False  # never called: features.apply_edit stays False (writes use fs/write_text_file)
+
+    async def save_documents(self, paths: list[Path]) -> None:
+        return None
+
+    def open_document_text(self, path: Path) -> str | None:
+        return None  # buffers are read with fs/read_text_file (async), see tools/client_files.py
+
+    async def show_message_request(self, message: str, actions: list[str]) -> str | None:
+        return None  # ACP has no such request: flows that ask fall back to their default
+
+    async def log(self, level: str, message: str) -> None:
+        log.log(logging.ERROR if level == "error" else logging.WARNING, "%s", message)
+
+    async def begin_progress(self, title: str, cancellable: bool = True) -> _NoProgress:
+        return _NoProgress(title)
+
+    # --- ClientFiles ------------------------------------------------------------------------------------
+
+    async def read_text_file(self, session_id: str, path: Path) -> str:
+        result = await self._conn.request("fs/read_text_file", {"sessionId": session_id, "path": str(path)})
+        content = result.get("content") if isinstance(result, dict) else None
+        if not isinstance(content, str):
+            raise ValueError("fs/read_text_file answered without content")
+        return content
+
+    async def write_text_file(self, session_id: str, path: Path, text: str) -> None:
+        await self._conn.request("fs/write_text_file", {"sessionId": session_id, "path": str(path), "content": text})
+
+    # --- ClientTerminal ---------------------------------------------------------------------------------
+
+    async def run_command(
+        self, session_id: str, command: str, cwd: Path, env: dict[str, str], timeout_s: float, output_limit: int
+    ) -> CommandRun:
+        created = await self._conn.request(
+            "terminal/create",
+            {
+                "sessionId": session_id,
+                "command": SHELL,
+                "args": ["-c", command],
+                "env": [{"name": k, "value": v} for k, v in env.items()],
+                "cwd": str(cwd),
+                "outputByteLimit": output_limit,
+            },
+        )
+        terminal_id = created.get("terminalId") if isinstance(created, dict) else None
+        if not isinstance(terminal_id, str):
+            raise ValueError("terminal/create answered without a terminalId")
+        ids = {"sessionId": session_id, "terminalId": terminal_id}
+        try:
+            timed_out = False
+            try:
+                async with asyncio.timeout(timeout_s):
+                    await self._conn.request("terminal/wait_for_exit", ids)
+            except TimeoutError:
+                timed_out = True
+                await self._conn.request("terminal/kill", ids)
+            output = await self._conn.request("terminal/output", ids)
+        finally:
+            # Release also kills a command still running (a cancelled turn); it must happen even then.
+            release = asyncio.ensure_future(self._conn.request("terminal/release", ids))
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(release), _RELEASE_TIMEOUT_S)
+        out: dict[str, Any] = output if isinstance(output, dict) else {}
+        exit_status = out.get("exitStatus")
+        status: dict[str, Any] = exit_status if isinstance(exit_status, dict) else {}
+        code = status.get("exitCode")
+        return CommandRun(
+            output=str(out.get("output") or ""),
+            exit_code=code if isinstance(code, int) else None,
+            signal=status.get("signal") if isinstance(status.get("signal"), str) else None,
+            timed_out=timed_out,
+            truncated=out.get("truncated") is True,
+        )

@@ -1,0 +1,121 @@
+"""Slash commands offered with `available_commands_update`: a prompt starting with one runs it, not a model turn.
+
+Each answers with an agent message; a command that changes the session also sends the updates a client needs to
+redraw its pickers (`current_mode_update`, `config_option_update`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from .. import acp
+from ..agent.service import AgentService
+from ..agent.session import Session
+from . import options
+from .client import AcpClient
+
+
+@dataclass
+class CommandContext:
+    service: AgentService
+    session: Session
+    client: AcpClient
+
+    async def say(self, text: str) -> None:
+        await self.client.session_update(self.session.id, acp.AgentMessageChunk(content=acp.TextContent(text=text)))
+
+    async def options_changed(self) -> None:
+        configs = await options.config_options(self.service, self.session)
+        await self.client.session_update(self.session.id, acp.ConfigOptionUpdate(config_options=configs))
+
+
+Run = Callable[[CommandContext, str], Awaitable[None]]
+
+
+@dataclass
+class Command:
+    name: str
+    description: str
+    hint: str | None
+    run: Run
+
+    def advertised(self) -> acp.AvailableCommand:
+        hint = acp.UnstructuredCommandInput(hint=self.hint) if self.hint else None
+        return acp.AvailableCommand(name=self.name, description=self.description, input=hint)
+
+
+async def _mode(ctx: CommandContext, arg: str) -> None:
+    if not arg:
+        lines = [
+            f"- `{m.id}`{' (current)' if m.id == options.mode_of(ctx.session) else ''}: {m.description}"
+            for m in options.MODES
+        ]
+        await ctx.say("Modes:\n" + "\n".join(lines))
+        return
+    options.set_mode(ctx.session, arg)
+    await ctx.client.session_update(ctx.session.id, acp.CurrentModeUpdate(current_mode_id=arg))
+    await ctx.options_changed()
+    await ctx.say(f"Mode: {arg}.")
+
+
+async def _model(ctx: CommandContext, arg: str) -> None:
+    current, names = await options.model_names(ctx.service)
+    if not arg:
+        lines = [f"- `{n}`{' (current)' if n == current else ''}" for n in names] or ["(the LLM server lists none)"]
+        await ctx.say("Models:\n" + "\n".join(lines))
+        return
+    if names and arg not in names:
+        raise ValueError(f"unknown model {arg!r}; /model lists them")
+    await ctx.service.select_model(arg)
+    await ctx.options_changed()
+    await ctx.say(f"Model: {arg} (from the next prompt on).")
+
+
+async def _sessions(ctx: CommandContext, arg: str) -> None:
+    found = await ctx.service.list_sessions(str(ctx.session.cwd))
+    lines = [
+        f"- `{s.session_id}` {s.title or '(untitled)'} ({s.updated_at or 'no date'})"
+        + (" (this one)" if s.session_id == ctx.session.id else "")
+        for s in found
+    ]
+    await ctx.say(f"Sessions in {ctx.session.cwd}:\n" + "\n".join(lines))
+
+
+async def _index(ctx: CommandContext, arg: str) -> None:
+    indexer = ctx.service.indexer
+    if indexer is None:
+        await ctx.say("Indexing is off (index.enabled = false) or the agent has no workspace root.")
+        return
+    indexer.start(ctx.client)
+    await ctx.say("Indexing the workspace…\n")
+    await indexer.wait()
+    status = indexer.status()
+    await ctx.say(f"Index of {status['root']}: {status['files']} files, {status['chunks']} chunks.")
+
+
+COMMANDS = {
+    c.name: c
+    for c in (
+        Command("mode", "Show the modes, or switch: /mode code | /mode ask", "code or ask", _mode),
+        Command("model", "Show the models, or switch: /model NAME", "model name", _model),
+        Command("sessions", "List the sessions of this folder", None, _sessions),
+        Command("index", "Build or refresh the workspace index (search, auto context)", None, _index),
+    )
+}
+
+
+def parse(prompt: list[acp.ContentBlock]) -> tuple[Command, str] | None:
+    """The command a prompt starts with, and its argument; None for an ordinary prompt."""
+    if not prompt or not isinstance(prompt[0], acp.TextContent):
+        return None
+    text = prompt[0].text.strip()
+    if not text.startswith("/"):
+        return None
+    name, _, arg = text[1:].partition(" ")
+    command = COMMANDS.get(name)
+    return (command, arg.strip()) if command is not None else None
+
+
+def available(service: AgentService) -> list[acp.AvailableCommand]:
+    return [c.advertised() for c in COMMANDS.values() if c.name != "index" or service.indexer is not None]
