@@ -1,9 +1,12 @@
 """The permission policy: allow, ask or deny one tool call, from defaults, settings rules and remembered choices.
 
 Order of strength for one subject (a command segment, a path, or the call itself): deny > allow > ask > default.
-A shell command is split into segments (`shell_segments.py`); it is allowed only if every segment is allowed,
-and denied if any segment is denied. Patterns are `fnmatch` globs (`*` also matches `/`); a pattern ending in
-` *` also matches the bare command (`pytest *` matches `pytest`).
+A shell command is parsed with a real bash grammar (`shell_parse.py`) into segments; it is allowed only if every
+segment is allowed, and denied if any segment is denied. Patterns are `fnmatch` globs (`*` also matches `/`); a
+pattern ending in ` *` also matches the bare command (`pytest *` matches `pytest`). An allow pattern covers only
+segments the grammar shows to be a plain program with plain arguments; anything it cannot model (substitutions,
+assignments, wrappers, redirections...) needs an allow for exactly that text, or for every call of the tool, and a
+command the grammar is unsure of is always asked about (docs/tools.md lists the rules).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from typing import Any, Protocol
 from .. import acp
 from ..config import ToolsConfig
 from .base import Policy, Tool
-from .shell_segments import UnbalancedCommandError, split_segments
+from .shell_parse import BLANKET, INTERPRETERS, PLAIN, Segment, parse_command
+from .shell_parse import WRAPPERS as _SHELL_WRAPPERS
 
 COMMAND_TOOLS = frozenset({"run_command"})
 # Commands whose second word picks what they do: `git status` and `git push` deserve separate decisions.
@@ -116,6 +120,23 @@ def _escape_glob(text: str) -> str:
     return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
+def _literal(pattern: str) -> str | None:
+    """The one text `pattern` matches if it has no wildcard (`[*]` style escapes allowed), else None."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "[" and i + 2 < len(pattern) and pattern[i + 2] == "]" and pattern[i + 1] in "*?[":
+            out.append(pattern[i + 1])
+            i += 3
+        elif c in "*?[":
+            return None
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 # Words that run another command (or are shell syntax): "always allow" on them must not mean "allow anything".
 WRAPPERS = frozenset(
     "env time sudo doas nice nohup command exec xargs timeout stdbuf builtin eval source . sh bash zsh dash "
@@ -151,7 +172,15 @@ def command_pattern(segment: str) -> str:
     if "=" in words[0] or program in WRAPPERS or program in KEYWORDS or risky(segment):
         return exact
     keep = words[:1]
-    if program in SUBCOMMAND_PROGRAMS and len(words) > 1:
+    if program in INTERPRETERS:
+        # `python3 -m pytest` must not become `python3 *`: that would allow any code. Keep the script or module.
+        if len(words) > 2 and words[1] == "-m":
+            keep = words[:3]
+        elif len(words) > 1 and not words[1].startswith("-"):
+            keep = words[:2]
+        else:
+            return exact
+    elif program in SUBCOMMAND_PROGRAMS and len(words) > 1:
         if words[1].startswith("-"):
             return exact
         keep = words[:2]
@@ -169,6 +198,19 @@ def workspace_path(workspace: Path, path: str) -> str:
     return posixpath.normpath(path.replace("\\", "/"))
 
 
+def _deny_forms(segment: Segment) -> list[str]:
+    """The texts a deny pattern is tried on: as written, unquoted, and without leading wrappers (`sudo rm` is `rm`)."""
+    forms = [segment.text]
+    if segment.argv:
+        words = list(segment.argv)
+        forms.append(" ".join(words))
+        while words and (Path(words[0]).name in _SHELL_WRAPPERS or words[0].startswith("-") or "=" in words[0]):
+            words.pop(0)
+        if words:
+            forms.append(" ".join(words))
+    return forms
+
+
 class PermissionPolicy:
     """Decides "allow", "ask" or "deny" for a tool call; remembers "always" choices in a DecisionStore."""
 
@@ -179,32 +221,47 @@ class PermissionPolicy:
     def subjects(self, tool: Tool, arguments: dict[str, Any], workspace: Path) -> list[str] | None:
         """What patterns match against: command segments, a workspace-relative path, or None (the call)."""
         if tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str):
-            return split_segments(arguments["command"])
+            return [s.text for s in self._segments(arguments, workspace)[0]]
         path = arguments.get("path")
         if isinstance(path, str):
             return [workspace_path(workspace, path)]
         return None
 
-    def _judge(self, tool: Tool, subject: str | None, decisions: Sequence[Decision]) -> Policy:
-        verdicts: set[Policy] = set()
-        # An allow that came from a command *pattern* must not cover a segment that writes through a redirection
-        # (`ls > ~/.bashrc` under `ls *`); a blanket allow for the tool (pattern None) is the user's own choice.
-        guarded = tool.name in COMMAND_TOOLS and subject is not None and risky(subject)
+    @staticmethod
+    def _segments(arguments: dict[str, Any], workspace: Path) -> tuple[list[Segment], list[str]]:
+        cwd = arguments.get("cwd")
+        parsed = parse_command(str(arguments["command"]), workspace, cwd if isinstance(cwd, str) else None)
+        return parsed.segments, parsed.doubts
+
+    @staticmethod
+    def _verdict(policy: Policy, pattern: str | None, subject: str | None, segment: Segment | None) -> Policy | None:
+        """What one rule or decision says about one subject (None: it does not apply)."""
+        if pattern is None:
+            return policy  # a blanket rule for the tool: the user's own choice for every call
+        if subject is None:
+            return None
+        if segment is None:
+            return policy if glob_match(pattern, subject) else None
+        if policy == "deny":
+            return "deny" if any(glob_match(pattern, form) for form in _deny_forms(segment)) else None
+        if not glob_match(pattern, subject):
+            return None
+        if policy != "allow" or segment.level == PLAIN:
+            return policy
+        # What a pattern cannot model is allowed only by a decision for exactly this text, and never if even the
+        # text does not show what runs (a here-document's body, a pipe into an interpreter).
+        return "allow" if segment.level < BLANKET and _literal(pattern) == subject else "ask"
+
+    def _judge(
+        self, tool: Tool, subject: str | None, decisions: Sequence[Decision], seg: Segment | None = None
+    ) -> Policy:
+        verdicts: set[Policy | None] = set()
         for rule in self.settings.rules:
-            if not fnmatch.fnmatchcase(tool.name, rule.tool):
-                continue
-            if rule.pattern is None:
-                verdicts.add(rule.policy)
-            elif subject is not None and glob_match(rule.pattern, subject):
-                verdicts.add("ask" if guarded and rule.policy == "allow" else rule.policy)
+            if fnmatch.fnmatchcase(tool.name, rule.tool):
+                verdicts.add(self._verdict(rule.policy, rule.pattern, subject, seg))
         for decision in decisions:
-            if not fnmatch.fnmatchcase(tool.name, decision.tool):
-                continue
-            verdict: Policy = "allow" if decision.allow else "deny"
-            if decision.pattern is None:
-                verdicts.add(verdict)
-            elif subject is not None and glob_match(decision.pattern, subject):
-                verdicts.add("ask" if guarded and verdict == "allow" else verdict)
+            if fnmatch.fnmatchcase(tool.name, decision.tool):
+                verdicts.add(self._verdict("allow" if decision.allow else "deny", decision.pattern, subject, seg))
         for strongest in ("deny", "allow", "ask"):
             if strongest in verdicts:
                 return strongest  # type: ignore[return-value]
@@ -214,36 +271,56 @@ class PermissionPolicy:
         """The verdict for one call in `workspace` (the session's root)."""
         return self._decide(tool, arguments, Path(workspace))[0]
 
-    def _decide(self, tool: Tool, arguments: dict[str, Any], workspace: Path) -> tuple[Policy, list[str]]:
-        """The verdict and the subjects that are not yet allowed."""
+    def _has_deny_pattern(self, tool: Tool, decisions: Sequence[Decision]) -> bool:
+        rules = any(
+            r.policy == "deny" and r.pattern is not None and fnmatch.fnmatchcase(tool.name, r.tool)
+            for r in self.settings.rules
+        )
+        return rules or any(
+            not d.allow and d.pattern is not None and fnmatch.fnmatchcase(tool.name, d.tool) for d in decisions
+        )
+
+    def _decide(self, tool: Tool, arguments: dict[str, Any], workspace: Path) -> tuple[Policy, list[Segment]]:
+        """The verdict and the segments that are not yet allowed (for a command; one pseudo-segment otherwise)."""
         decisions = self.decisions.list(str(workspace))
-        try:
+        if not (tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str)):
             subjects = self.subjects(tool, arguments, workspace)
-        except UnbalancedCommandError:
-            # We cannot tell what would run: judge the whole text, and never let it through unasked.
-            whole = str(arguments.get("command", ""))
-            verdict = self._judge(tool, whole, decisions)
-            return ("deny" if verdict == "deny" else "ask"), [whole]
-        if subjects is None:
-            verdict = self._judge(tool, None, decisions)
-            return verdict, [] if verdict == "allow" else [""]
-        if not subjects:  # an empty command line
+            subject = subjects[0] if subjects else None
+            verdict = self._judge(tool, subject, decisions)
+            return verdict, [] if verdict == "allow" else [Segment(subject or "")]
+        segments, doubts = self._segments(arguments, workspace)
+        if not segments and not doubts:  # an empty command line
             return self._judge(tool, "", decisions), []
-        verdicts = [(s, self._judge(tool, s, decisions)) for s in subjects]
+        verdicts = [(s, self._judge(tool, s.text, decisions, s)) for s in segments]
+        if doubts:
+            # We cannot be sure what would run: judge the whole text too, and never let it through unasked.
+            whole = str(arguments["command"])
+            verdicts.append((Segment(whole, BLANKET), self._judge(tool, whole, decisions)))
         pending = [s for s, v in verdicts if v != "allow"]
         if any(v == "deny" for _, v in verdicts):
             return "deny", pending
+        if doubts:
+            return "ask", pending
+        if any(s.opaque for s in segments) and self._has_deny_pattern(tool, decisions):
+            return "ask", pending  # a deny rule cannot be checked against a program only known when it runs
         return ("allow" if not pending else "ask"), pending
 
     def remember(self, tool: Tool, arguments: dict[str, Any], workspace: Path | str, allow: bool) -> list[Decision]:
         """Store an "always allow" (allow=True) or "always reject" choice for this call; returns what was stored.
 
-        Commands store one `program [subcommand] *` pattern per segment not yet allowed; file tools the exact path.
+        Commands store, per segment not yet allowed, `program [subcommand] *` for a plain command and the exact
+        text for anything else (nothing for a segment whose text does not show what runs); file tools the exact path.
         """
         ws = Path(workspace)
         _, pending = self._decide(tool, arguments, ws)
         if tool.name in COMMAND_TOOLS:
-            patterns: list[str | None] = list(dict.fromkeys(command_pattern(s) for s in pending if s))
+            patterns: list[str | None] = list(
+                dict.fromkeys(
+                    command_pattern(s.text) if s.level == PLAIN else _escape_glob(s.text)
+                    for s in pending
+                    if s.text and (s.level < BLANKET or not allow)
+                )
+            )
         elif isinstance(arguments.get("path"), str):
             patterns = [_escape_glob(workspace_path(ws, arguments["path"]))]
         else:

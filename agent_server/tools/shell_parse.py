@@ -1,0 +1,325 @@
+"""A shell command line as the permission policy sees it: the simple commands it runs, and how sure we are of each.
+
+Parsed with tree-sitter's bash grammar (shipped offline by tree-sitter-language-pack), never by hand. Every simple
+command becomes a `Segment`; so do statements whose meaning a pattern cannot capture (a function definition, an
+`if`, a redirection that writes). Each segment carries the weakest kind of "allow" that may cover it:
+
+- PLAIN: a program named by a plain word with plain arguments; an allow pattern (`pytest *`) covers it.
+- EXACT: something a pattern cannot model (a substitution, `VAR=x` before the command, a wrapper such as `env` or
+  `eval`, `$'...'`, a redirection into the workspace...): only an allow for exactly this text covers it.
+- BLANKET: only an allow for every call of the tool covers it (a here-document, whose body is not in the segment
+  text; a pipe into an interpreter; a function definition).
+
+`doubts` are reasons to ask whatever allow applies: the grammar reports an error, the text has a backslash before
+whitespace or a control character (where tree-sitter and `sh` have been seen to disagree), or a redirection writes
+outside the workspace. When unsure, ask.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PLAIN, EXACT, BLANKET = 0, 1, 2
+PARSE_ERROR = "the command does not parse as shell"
+
+# Programs that run another command, or code given as text: a pattern on their name would allow anything.
+WRAPPERS = frozenset(
+    "env time sudo doas su nice ionice nohup command exec xargs timeout stdbuf builtin eval source . sh bash zsh "
+    "dash ksh mksh fish csh tcsh busybox watch strace ltrace setsid chroot unshare nsenter flock parallel coproc "
+    "alias unalias trap enable shopt let declare typeset local export readonly unset read mapfile readarray "
+    "hash fc caller ssh script runuser chrt taskset".split()
+)
+# Programs that run code from their standard input or from an argument.
+INTERPRETERS = frozenset(
+    "sh bash zsh dash ksh mksh fish csh tcsh busybox python python2 python3 pypy pypy3 perl ruby node nodejs deno "
+    "bun php lua luajit tclsh wish Rscript osascript awk gawk mawk nawk jshell irb pwsh powershell".split()
+)
+# Flags that hand an interpreter its program as text (`python -c`, `node -e`, `perl -E`, `php -r`).
+INLINE_CODE_FLAGS = frozenset("-c -e -E -r -p --eval --print --command -x".split())
+# Arguments that make a harmless-looking program run another one (`find -exec`) or evaluate `a[$(...)]` names.
+RUNS_ARGUMENT = {
+    "find": frozenset("-exec -execdir -ok -okdir -fprint -fprintf -fls -delete".split()),
+    "test": frozenset({"-v"}),
+    "[": frozenset({"-v"}),
+    "printf": frozenset({"-v"}),
+    "git": frozenset({"-c", "--config-env", "--exec-path", "--upload-pack", "--receive-pack"}),
+    "tar": frozenset({"--to-command", "--checkpoint-action", "--use-compress-program", "-I", "--info-script"}),
+    "rsync": frozenset({"-e", "--rsh", "--rsync-path"}),
+    "sed": frozenset({"-i", "--in-place"}),
+}
+_SAFE_NAME = re.compile(r"\[|[A-Za-z0-9_][A-Za-z0-9_./+@:-]*|[./][A-Za-z0-9_./+@:-]*")
+_HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+# Backslash before whitespace (an escaped space or a line continuation): tree-sitter has read the `#` after `\ ` as
+# a comment where sh does not. Control characters and non-ASCII spaces: words for sh, maybe separators elsewhere.
+_DOUBTFUL_TEXT = re.compile(r"\\[\s]|[\x00-\x08\x0b-\x1f\x7f]|[^\S \t\n]")
+# Node types that only group statements; their children are judged.
+_STRUCTURE = frozenset(
+    "program list pipeline subshell compound_statement negated_command do_group comment heredoc_start heredoc_end "
+    "heredoc_content".split()
+)
+# Statements with keywords, loop variables or arithmetic: a pattern cannot model them.
+_CONTROL = frozenset(
+    "if_statement elif_clause else_clause while_statement for_statement c_style_for_statement case_statement "
+    "case_item test_command arithmetic_expansion".split()
+)
+# Argument node types a pattern models fully.
+_PLAIN_WORDS = frozenset({"word", "raw_string", "number", "simple_expansion", "brace_expression"})
+_PLAIN_IN_STRING = frozenset({"string_content", "simple_expansion", '"', "$"})
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One thing the shell runs: its normalized text (what rules match), how it may be allowed, and why."""
+
+    text: str
+    level: int = PLAIN
+    reasons: tuple[str, ...] = ()
+    argv: tuple[str, ...] | None = None  # the words after quote removal, when they are static
+    opaque: bool = False  # the program cannot be known before it runs ($CMD, $(...), a quoted name)
+
+
+@dataclass
+class ShellCommand:
+    segments: list[Segment] = field(default_factory=list)
+    doubts: list[str] = field(default_factory=list)
+
+
+_local = threading.local()
+
+
+def _parser() -> Any:
+    parser = getattr(_local, "bash", None)
+    if parser is None:
+        from tree_sitter_language_pack import get_parser
+
+        parser = get_parser("bash")
+        _local.bash = parser
+    return parser
+
+
+def _text(node: Any) -> str:
+    return bytes(node.text).decode("utf-8", errors="surrogateescape")
+
+
+def _static(node: Any) -> str | None:
+    """The word after quote removal if nothing in it expands, else None."""
+    kind = node.type
+    if kind in ("word", "number"):
+        text = _text(node)
+        if any(c in text for c in "\\$`*?[{~"):
+            return None
+        return text
+    if kind == "raw_string":
+        return _text(node)[1:-1]
+    if kind == "string":
+        parts = [c for c in node.named_children]
+        if all(c.type == "string_content" for c in parts):
+            inner = "".join(_text(c) for c in parts)
+            return None if "\\" in inner else inner
+        return None
+    if kind == "concatenation":
+        pieces = [_static(c) for c in node.named_children]
+        return None if any(p is None for p in pieces) else "".join(p for p in pieces if p is not None)
+    return None
+
+
+def _word_level(node: Any) -> int:
+    kind = node.type
+    if kind in _PLAIN_WORDS:
+        return EXACT if kind == "word" and any(c in _text(node) for c in "`$") else PLAIN
+    if kind == "string":
+        return PLAIN if all(c.type in _PLAIN_IN_STRING for c in node.children) else EXACT
+    if kind == "concatenation":
+        return max((_word_level(c) for c in node.named_children), default=PLAIN)
+    return EXACT  # substitutions, ${...}, $'...', $"...", $((...)), anything new
+
+
+class _Walker:
+    def __init__(self, source: str, base: Path, workspace: Path) -> None:
+        self.source = source
+        self.base = base
+        self.workspace = workspace
+        self.out = ShellCommand()
+
+    # -- redirections ------------------------------------------------------------------------------------------
+
+    def _outside(self, target: str) -> bool:
+        if target.startswith("~"):
+            return True
+        try:
+            real = Path(os.path.realpath(self.base / target))
+            root = Path(os.path.realpath(self.workspace))
+            if not (real == root or real.is_relative_to(root)):
+                return True
+            # A hard link inside the workspace writes the file outside it has the same inode as.
+            return real.is_file() and real.stat().st_nlink > 1
+        except (OSError, ValueError):
+            return True
+
+    def _redirect(self, node: Any) -> tuple[int, str | None]:
+        """The level a redirection needs, and a doubt if it writes outside the workspace."""
+        if node.type in ("heredoc_redirect", "herestring_redirect"):
+            return BLANKET, None
+        if node.type != "file_redirect":
+            return EXACT, None
+        op = "".join(_text(c) for c in node.children if not c.is_named)
+        dest = node.child_by_field_name("destination")
+        if dest is None:
+            return EXACT, None
+        target = _static(dest)
+        if ("&" in op and dest.type == "number") or (op.endswith("&") and _text(dest) == "-"):
+            return PLAIN, None  # 2>&1, >&2, 2>&-: between descriptors
+        if target in _HARMLESS_TARGETS:
+            return PLAIN, None
+        writes = ">" in op
+        if writes and (target is None or self._outside(target)):
+            return EXACT, f"'{_text(node)}' may write outside the workspace"
+        return EXACT, None
+
+    # -- segments ----------------------------------------------------------------------------------------------
+
+    def _add(
+        self,
+        text: str,
+        level: int,
+        reasons: list[str],
+        argv: tuple[str, ...] | None = None,
+        opaque: bool = False,
+    ) -> None:
+        self.out.segments.append(Segment(text.strip(), level, tuple(reasons), argv, opaque))
+
+    def command(self, node: Any, piped: bool, redirects: list[Any]) -> None:
+        for child in node.named_children:
+            # Substitutions inside become segments first; an assignment here belongs to this command.
+            for part in child.named_children if child.type == "variable_assignment" else [child]:
+                self.visit(part)
+        for r in redirects:
+            self.visit(r)
+        level, reasons = PLAIN, []
+        words: list[Any] = []
+        name: Any = None
+        for child in node.named_children:
+            kind = child.type
+            if kind == "command_name":
+                name = child
+            elif kind == "variable_assignment":
+                level, reasons = max(level, EXACT), [*reasons, "sets a variable for the command"]
+            elif kind.endswith("_redirect"):
+                redirects = [*redirects, child]
+            else:
+                words.append(child)
+                if _word_level(child) > PLAIN:
+                    level, reasons = max(level, EXACT), [*reasons, f"'{_text(child)}' expands or substitutes"]
+        inner = name.named_children[0] if name is not None and name.named_children else None
+        program = _static(inner) if inner is not None else None
+        opaque = program is None or inner is None or inner.type != "word" or not _SAFE_NAME.fullmatch(program)
+        argv_words = [_static(w) for w in words]
+        static_args = None if any(a is None for a in argv_words) else tuple(a for a in argv_words if a is not None)
+        argv = (program, *static_args) if program is not None and static_args is not None else None
+        if name is None:
+            level, reasons = max(level, EXACT), [*reasons, "has no program name"]
+        elif opaque:
+            level, reasons = max(level, EXACT), [*reasons, "the program name is not a plain word"]
+        else:
+            assert program is not None
+            base = os.path.basename(program)
+            if base in WRAPPERS:
+                level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs other commands or changes the shell"]
+            if base in INTERPRETERS:
+                if piped:
+                    level, reasons = BLANKET, [*reasons, f"'{base}' runs code piped into it"]
+                elif any(_text(w) in INLINE_CODE_FLAGS or _text(w).startswith(("-c", "-e")) for w in words):
+                    level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs code given on the command line"]
+            risky_args = RUNS_ARGUMENT.get(base)
+            if risky_args and any(_text(w).split("=")[0] in risky_args for w in words):
+                level, reasons = max(level, EXACT), [*reasons, f"'{base}' has an option that runs or writes"]
+        parts = [_text(c) for c in node.children if c.type not in ("file_redirect", "heredoc_redirect")]
+        for r in redirects:
+            r_level, doubt = self._redirect(r)
+            if r_level > PLAIN:
+                level, reasons = max(level, r_level), [*reasons, f"redirects with '{_text(r).splitlines()[0]}'"]
+            if doubt:
+                self.out.doubts.append(doubt)
+            parts.append(_text(r).split("\n")[0] if r.type == "heredoc_redirect" else _text(r))
+        self._add(" ".join(parts), level, reasons, argv, opaque)
+
+    def redirected(self, node: Any, piped: bool) -> None:
+        body = node.child_by_field_name("body")
+        redirects = list(node.children_by_field_name("redirect"))
+        if body is not None and body.type == "command":
+            self.command(body, piped, redirects)
+            return
+        if body is not None:
+            self.visit(body, piped)
+        level, reasons = PLAIN, []
+        for r in redirects:
+            self.visit(r)
+            r_level, doubt = self._redirect(r)
+            level = max(level, r_level)
+            if doubt:
+                self.out.doubts.append(doubt)
+            reasons.append(f"redirects with '{_text(r).splitlines()[0] if _text(r) else ''}'")
+        if level > PLAIN or body is None:
+            self._add(_text(node).split("\n")[0], max(level, EXACT), reasons)
+
+    def visit(self, node: Any, piped: bool = False) -> None:
+        kind = node.type
+        if node.is_error or node.is_missing:
+            if PARSE_ERROR not in self.out.doubts:
+                self.out.doubts.append(PARSE_ERROR)
+            return
+        if kind == "command":
+            self.command(node, piped, [])
+        elif kind == "redirected_statement":
+            self.redirected(node, piped)
+        elif kind == "pipeline":
+            for index, child in enumerate(c for c in node.named_children if c.type != "comment"):
+                self.visit(child, piped=index > 0)
+        elif kind in ("variable_assignment", "variable_assignments", "declaration_command", "unset_command"):
+            for child in node.named_children:
+                self.visit(child)
+            self._add(_text(node), EXACT, ["sets variables for the commands after it"])
+        elif kind == "function_definition":
+            for child in node.named_children:
+                self.visit(child)
+            self._add(_text(node), BLANKET, ["defines a function"])
+        elif kind in ("heredoc_redirect", "herestring_redirect", "heredoc_body"):
+            for child in node.named_children:
+                self.visit(child)
+        elif kind == "comment":
+            self._check_comment(node)
+        elif kind in _CONTROL:
+            for child in node.named_children:
+                self.visit(child)
+            self._add(_text(node), EXACT, [f"is a shell '{kind.split('_')[0]}' construct"])
+        else:
+            # Structure, words and substitutions: what they run is found in their children. Whatever a pipe feeds
+            # is treated as fed by it, down to nested groups: `curl x | (sh)` is a pipe into sh.
+            for child in node.named_children:
+                self.visit(child, piped)
+
+    def _check_comment(self, node: Any) -> None:
+        start = node.start_byte
+        raw = self.source.encode("utf-8", errors="surrogateescape")
+        before = raw[start - 1 : start] if start else b""
+        if before and before not in (b" ", b"\t", b"\n", b";", b"&", b"|", b"(", b")"):
+            self.out.doubts.append("a '#' that may not start a comment")
+
+
+def parse_command(command: str, workspace: Path, cwd: str | None = None) -> ShellCommand:
+    """The segments of `command` as run by `sh -c` in `cwd` (relative to `workspace`), with any doubts."""
+    base = Path(os.path.normpath(workspace / (cwd or ".")))
+    walker = _Walker(command, base, workspace)
+    if _DOUBTFUL_TEXT.search(command):
+        walker.out.doubts.append("a backslash before whitespace, a line continuation or a control character")
+    tree = _parser().parse(command.encode("utf-8", errors="surrogateescape"))
+    root = tree.root_node
+    walker.visit(root)
+    if root.has_error and PARSE_ERROR not in walker.out.doubts:
+        walker.out.doubts.append(PARSE_ERROR)
+    return walker.out
