@@ -35,6 +35,7 @@ from .titles import title_from_prompt
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+READ_ONLY_KINDS = {"read", "search", "think"}  # MCP tools are left out: their effects are unknown
 
 
 class AgentService:
@@ -195,7 +196,10 @@ class AgentService:
         await session.mcp.start()
 
     def _tools_for(self, session: Session) -> ToolRegistry:
-        """Built-ins plus the MCP tools that are ready now."""
+        """Built-ins plus the MCP tools that are ready now; in a read-only session only the ones that look."""
+        if session.read_only:
+            looking = [t for t in builtin_tools(self.settings) if t.kind in READ_ONLY_KINDS or t.loop_breaking]
+            return ToolRegistry(looking, result_limit=self.settings.tools.result_limit)
         if session.mcp is None:
             return self.tools
         registry = ToolRegistry(builtin_tools(self.settings), result_limit=self.settings.tools.result_limit)

@@ -14,6 +14,7 @@ from .. import acp
 from ..agent.client import FileChange, TextEdit
 from ..errors import ToolError
 from .base import ToolContext, ToolResult
+from .client_files import buffer_text, write_through_client
 from .sandbox import relative, resolve
 
 
@@ -63,6 +64,12 @@ def current_text(ctx: ToolContext, path: Path, rel: str) -> str | None:
         raise ToolError(f"{rel} is not UTF-8 text; it cannot be edited with this tool") from None
 
 
+async def current_text_via_client(ctx: ToolContext, path: Path, rel: str) -> str | None:
+    """current_text, asking the client for its buffer when it reads files itself (ACP fs)."""
+    unsaved = await buffer_text(ctx, path)
+    return unsaved if unsaved is not None else current_text(ctx, path, rel)
+
+
 async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change: FileChange, final: str) -> None:
     """Send the change to the editor (undoable, respects open buffers), then make sure the disk has it too."""
     if change.create:
@@ -96,7 +103,7 @@ async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     path = resolve(ctx.roots, args["path"])
     rel = relative(ctx.roots, path)
     content: str = args["content"]
-    old = current_text(ctx, path, rel)
+    old = await current_text_via_client(ctx, path, rel)
     if old is not None and "\r\n" in old and "\r\n" not in content:
         content = content.replace("\n", "\r\n")  # keep the file's line endings
     if old is None:
@@ -107,7 +114,7 @@ async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     features = ctx.client.features
     if features.apply_edit and (old is not None or features.resource_operations):
         await _via_editor(ctx, path, rel, f"Write {rel}", change, content)
-    else:
+    elif not await write_through_client(ctx, path, content):
         await asyncio.to_thread(atomic_write, path, content)
     lines = len(content.splitlines())
     verb = "Created" if old is None else "Overwrote"
@@ -140,7 +147,7 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         raise ToolError("old_text is empty; use write_file to create or overwrite a whole file")
     if old_text == new_text:
         raise ToolError("old_text and new_text are the same, so there is nothing to change")
-    original = current_text(ctx, path, rel)
+    original = await current_text_via_client(ctx, path, rel)
     if original is None:
         raise ToolError(f"no such file: '{rel}'")
     crlf = "\r\n" in original
@@ -166,7 +173,7 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     change = FileChange(path=path, edits=[edit])
     if ctx.client.features.apply_edit:
         await _via_editor(ctx, path, rel, f"Edit {rel}", change, final)
-    else:
+    elif not await write_through_client(ctx, path, final):
         await asyncio.to_thread(atomic_write, path, final)
     last = first_line + new_text.count("\n") + 1
     message = f"Edited {rel}: replaced 1 occurrence at line {first_line + 1} (now lines {first_line + 1}-{last})."
