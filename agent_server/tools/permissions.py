@@ -165,7 +165,7 @@ def command_pattern(segment: str) -> str:
         words = shlex.split(segment)
     except ValueError:
         words = segment.split()
-    exact = _escape_glob(" ".join(words) if words else segment)
+    exact = _escape_glob(segment)
     if not words:
         return exact
     program = Path(words[0]).name
@@ -201,13 +201,23 @@ def workspace_path(workspace: Path, path: str) -> str:
 def _deny_forms(segment: Segment) -> list[str]:
     """The texts a deny pattern is tried on: as written, unquoted, and without leading wrappers (`sudo rm` is `rm`)."""
     forms = [segment.text]
+    try:
+        words = shlex.split(segment.text)
+    except ValueError:
+        words = list(segment.argv or ())
     if segment.argv:
-        words = list(segment.argv)
+        forms.append(" ".join(segment.argv))
+    forms.append(" ".join(words))
+    option = False  # the last word dropped was an option, so a number after it is its value (`nice -n 5`)
+    while words and (
+        Path(words[0]).name in _SHELL_WRAPPERS
+        or words[0].startswith("-")
+        or "=" in words[0]
+        or (option and words[0].isdigit())
+    ):
+        option = words.pop(0).startswith("-")
+    if words:
         forms.append(" ".join(words))
-        while words and (Path(words[0]).name in _SHELL_WRAPPERS or words[0].startswith("-") or "=" in words[0]):
-            words.pop(0)
-        if words:
-            forms.append(" ".join(words))
     return forms
 
 

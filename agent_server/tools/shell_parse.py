@@ -200,7 +200,8 @@ class _Walker:
                 self.visit(part)
         for r in redirects:
             self.visit(r)
-        level, reasons = PLAIN, []
+        level = PLAIN
+        reasons: list[str] = []
         words: list[Any] = []
         name: Any = None
         for child in node.named_children:
