@@ -114,6 +114,7 @@ class Scanner:
                     st = entry.stat()
                 except OSError:
                     continue
-                if st.st_size > self.max_file_bytes or self._ignored(rel, is_dir=False):
+                # A hard link may share its content with a file outside the workspace (tools/sandbox.py refuses it).
+                if st.st_size > self.max_file_bytes or st.st_nlink > 1 or self._ignored(rel, is_dir=False):
                     continue
                 yield ScannedFile(rel, st.st_size, st.st_mtime_ns)

@@ -1,8 +1,14 @@
-"""The workspace sandbox: every path a tool touches is resolved here and must stay inside a workspace root."""
+"""The workspace sandbox: every path a tool touches is resolved here and must stay inside a workspace root.
+
+Hard links: a regular file with more than one link (`st_nlink > 1`) may share its content with a file outside the
+workspace, and no path check can tell (every name of the file is equally real). Tools refuse such files: reading,
+writing, editing, and searching skip them. See docs/security.md.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -18,6 +24,24 @@ def _check_text(path: str) -> None:
         path.encode("utf-8")
     except UnicodeEncodeError:
         raise SandboxError(f"path {path!r} is not valid text (it contains an unpaired surrogate)") from None
+
+
+def hard_linked(st: os.stat_result) -> bool:
+    """A regular file with more than one name: one of the others may be outside the workspace."""
+    return stat.S_ISREG(st.st_mode) and st.st_nlink > 1
+
+
+def _refuse_hard_link(path: str, real: Path) -> None:
+    try:
+        st = os.stat(real)
+    except OSError:
+        return  # a file that does not exist yet has no other names
+    if hard_linked(st):
+        raise SandboxError(
+            f"'{path}' is a hard link ({st.st_nlink} names share this file, and one may be outside the workspace), "
+            "so tools do not read, write or search it. To work on it, make it a file of its own first "
+            "(for example: cp --remove-destination <path> <path>.tmp && mv <path>.tmp <path>)."
+        )
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -41,6 +65,7 @@ def resolve(roots: Sequence[Path], path: str, must_exist: bool = False) -> Path:
         raise SandboxError(f"path '{path}' is outside the workspace ({where}); use a path relative to the workspace")
     if must_exist and not real.exists():
         raise SandboxError(f"no such file or directory: '{path}'")
+    _refuse_hard_link(path, real)
     return real
 
 

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pathspec
 
+from .sandbox import hard_linked
+
 SKIP_DIRS = frozenset(
     {
         ".git",
@@ -58,6 +60,11 @@ def iter_files(root: Path, start: Path) -> Iterator[Path]:
             path = here / name
             if ignored(spec, prefix + name, is_dir=False) or (path.is_symlink() and not _inside(path, real_root)):
                 continue  # a symlink out of the workspace must not be read through a search
+            try:
+                if hard_linked(path.stat()):
+                    continue  # nor a hard link, which may share its content with a file outside (sandbox.py)
+            except OSError:
+                continue
             yield path
 
 
