@@ -24,6 +24,7 @@ from .rpc import INVALID_PARAMS, Connection, LineReader, RpcFailure
 
 log = logging.getLogger(__name__)
 LINE_LIMIT = 64 << 20  # a prompt may embed whole files
+SESSION_CAPABILITIES = ("list", "delete", "resume", "close")
 
 
 def _map_error(exc: BaseException, method: str) -> RpcFailure:
@@ -47,6 +48,8 @@ class AcpAgent:
                 "session/load": self.session_load,
                 "session/list": self.session_list,
                 "session/delete": self.session_delete,
+                "session/resume": self.session_resume,
+                "session/close": self.session_close,
                 "session/prompt": self.session_prompt,
                 "session/set_mode": self.session_set_mode,
                 "session/set_config_option": self.session_set_config_option,
@@ -102,8 +105,10 @@ class AcpAgent:
         # Any protocolVersion is answered with the one we speak (1); the client decides whether it can go on.
         request = acp.InitializeRequest.model_validate(params)
         self.client.configure(request.client_capabilities)
+        capabilities = acp.AgentCapabilities(session_capabilities={key: {} for key in SESSION_CAPABILITIES})
         return acp.InitializeResponse(
-            agent_info=acp.Implementation(name="agent-server", title="agent-server", version=__version__)
+            agent_capabilities=capabilities,
+            agent_info=acp.Implementation(name="agent-server", title="agent-server", version=__version__),
         ).dump()
 
     async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -125,6 +130,22 @@ class AcpAgent:
         answer = await self._describe(session)
         self._after_answer(session)
         return answer
+
+    async def session_resume(self, params: dict[str, Any]) -> dict[str, Any]:
+        request = acp.LoadSessionRequest.model_validate(params)  # the same fields, without the replay
+        service = self._service(request.cwd)
+        session = await service.resume_session(request.session_id, request.cwd, request.mcp_servers)
+        answer = await self._describe(session)
+        self._after_answer(session)
+        return answer
+
+    async def session_close(self, params: dict[str, Any]) -> dict[str, Any]:
+        request = acp.CancelNotification.model_validate(params)  # {sessionId}
+        running = self._commands.get(request.session_id)
+        if running is not None:
+            running.cancel()
+        await self._service(None).close_session(request.session_id)
+        return {}
 
     async def session_list(self, params: dict[str, Any]) -> dict[str, Any]:
         request = acp.ListSessionsRequest.model_validate(params)

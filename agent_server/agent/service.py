@@ -158,6 +158,23 @@ class AgentService:
         for update in replay_updates(transcript, self.tools):
             await client.session_update(session_id, update)
 
+    async def resume_session(self, session_id: str, cwd: str, mcp_servers: list[acp.McpServer]) -> Session:
+        """Keep a stored session live for new prompts without replaying it (the client still shows it)."""
+        session = await self.open(session_id, cwd)
+        await self._attach_mcp(session, mcp_servers)
+        return session
+
+    async def close_session(self, session_id: str) -> None:
+        """Stop its turn and its MCP servers and forget the live session; the stored one stays for load."""
+        session = self.sessions.pop(session_id, None)
+        if session is None:
+            await self._db(self.store.get_session, session_id)  # unknown ids still fail
+            return
+        if session.turn is not None:
+            session.turn.cancel()
+        if session.mcp is not None:
+            await session.mcp.aclose()
+
     async def list_sessions(self, cwd: str | None = None) -> list[acp.SessionInfo]:
         where = str(Path(cwd).resolve()) if cwd else None
         records = await self._db(self.store.list_sessions, where)

@@ -1,0 +1,371 @@
+// Drives `agent-server acp` with the official ACP TypeScript SDK (@agentclientprotocol/sdk, client side over an
+// ndjson stream) through whole sessions, against the fake LLM server (scripted over its /_fake/ HTTP routes).
+//
+// Usage: node driver.mjs CONFIG_JSON   where CONFIG_JSON = {agent: [argv...], env: {...}, fakeUrl, workspace,
+// wireLog, models: [name, name]}. Every line on the wire (both directions) is appended to wireLog as
+// {"dir": "client->agent" | "agent->client", "line": "..."}; tests/acp/test_acp_sdk.py validates it against the
+// ACP schema. Failed expectations throw (exit code 1); the summary of what was seen goes to stdout as JSON.
+
+import * as acp from "@agentclientprotocol/sdk";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { Readable, Writable } from "node:stream";
+
+const cfg = JSON.parse(process.argv[2]);
+const summary = {};
+
+// --- the fake LLM --------------------------------------------------------------------------------------
+
+async function script(...replies) {
+  const res = await fetch(`${cfg.fakeUrl}/_fake/script`, { method: "POST", body: JSON.stringify(replies) });
+  assert.equal(res.status, 200);
+}
+
+async function lastChatRequest() {
+  const all = await (await fetch(`${cfg.fakeUrl}/_fake/requests`)).json();
+  const chats = all.filter((r) => r.path === "/api/chat");
+  return chats[chats.length - 1].json;
+}
+
+const toolCall = (name, args) => ({ steps: [{ tool_calls: [{ name, arguments: args }] }] });
+
+// --- one agent process with one SDK client ---------------------------------------------------------------
+
+function lineTap(dir) {
+  const decoder = new TextDecoder();
+  let pending = "";
+  return new TransformStream({
+    transform(chunk, controller) {
+      pending += decoder.decode(chunk, { stream: true });
+      let at;
+      while ((at = pending.indexOf("\n")) >= 0) {
+        const line = pending.slice(0, at);
+        pending = pending.slice(at + 1);
+        if (line.trim()) fs.appendFileSync(cfg.wireLog, JSON.stringify({ dir, line }) + "\n");
+      }
+      controller.enqueue(chunk);
+    },
+  });
+}
+
+class Editor {
+  // What a real ACP client does for the agent: buffers, files, terminals, permission answers.
+  constructor(capabilities) {
+    this.capabilities = capabilities;
+    this.buffers = new Map(); // path -> unsaved text
+    this.calls = []; // [method, params] of every request the agent made
+    this.updates = []; // every session/update params
+    this.terminals = new Map();
+    this.nextTerminal = 1;
+    this.answerPermission = () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+  }
+
+  async start() {
+    const [cmd, ...args] = cfg.agent;
+    this.proc = spawn(cmd, args, { env: { ...process.env, ...cfg.env }, cwd: cfg.workspace, stdio: "pipe" });
+    this.stderr = "";
+    this.proc.stderr.on("data", (d) => (this.stderr += d));
+    const toAgent = lineTap("client->agent");
+    toAgent.readable.pipeTo(Writable.toWeb(this.proc.stdin)).catch(() => {});
+    const fromAgent = Readable.toWeb(this.proc.stdout).pipeThrough(lineTap("agent->client"));
+    const app = acp.client({ name: "acp-e2e-driver" });
+    const record = (method, handler) =>
+      app.onRequest(method, async (cx) => {
+        this.calls.push([method, cx.params]);
+        return handler(cx.params);
+      });
+    record("session/request_permission", async (p) => this.answerPermission(p));
+    record("fs/read_text_file", async (p) => ({
+      content: this.buffers.has(p.path) ? this.buffers.get(p.path) : fs.readFileSync(p.path, "utf8"),
+    }));
+    record("fs/write_text_file", async (p) => {
+      // An editor writes its buffer and saves it.
+      this.buffers.delete(p.path);
+      fs.writeFileSync(p.path, p.content);
+      return {};
+    });
+    record("terminal/create", async (p) => this.createTerminal(p));
+    record("terminal/output", async (p) => this.terminalOutput(p.terminalId));
+    record("terminal/wait_for_exit", async (p) => this.terminals.get(p.terminalId).exited);
+    record("terminal/kill", async (p) => {
+      this.terminals.get(p.terminalId).proc.kill("SIGKILL");
+      return {};
+    });
+    record("terminal/release", async (p) => {
+      const t = this.terminals.get(p.terminalId);
+      if (t.status === null) t.proc.kill("SIGKILL");
+      this.terminals.delete(p.terminalId);
+      return {};
+    });
+    app.onNotification("session/update", async (cx) => {
+      this.updates.push(cx.params);
+    });
+    this.conn = app.connect(acp.ndJsonStream(toAgent.writable, fromAgent));
+    this.agent = this.conn.agent;
+  }
+
+  createTerminal(p) {
+    const id = `term-${this.nextTerminal++}`;
+    const env = Object.fromEntries((p.env || []).map((e) => [e.name, e.value]));
+    const proc = spawn(p.command, p.args || [], { cwd: p.cwd, env: { ...process.env, ...env } });
+    const t = { proc, output: "", status: null, limit: p.outputByteLimit };
+    const take = (d) => (t.output += d);
+    proc.stdout.on("data", take);
+    proc.stderr.on("data", take);
+    t.exited = new Promise((resolve) =>
+      proc.on("close", (code, signal) => {
+        t.status = { exitCode: code, signal };
+        resolve(t.status);
+      }),
+    );
+    this.terminals.set(id, t);
+    return { terminalId: id };
+  }
+
+  terminalOutput(id) {
+    const t = this.terminals.get(id);
+    let output = t.output;
+    const truncated = t.limit != null && Buffer.byteLength(output) > t.limit;
+    if (truncated) output = Buffer.from(output).subarray(-t.limit).toString();
+    return t.status ? { output, truncated, exitStatus: t.status } : { output, truncated };
+  }
+
+  updatesOf(sessionId, from = 0) {
+    return this.updates.slice(from).filter((u) => u.sessionId === sessionId).map((u) => u.update);
+  }
+
+  methods() {
+    return this.calls.map(([m]) => m);
+  }
+
+  async initialize() {
+    const result = await this.agent.request("initialize", {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: this.capabilities,
+      clientInfo: { name: "acp-e2e-driver", version: "1.0.0" },
+    });
+    assert.equal(result.protocolVersion, 1);
+    return result;
+  }
+
+  // A prompt turn: returns {stopReason, text, updates} (updates of this turn only).
+  async prompt(sessionId, text) {
+    const from = this.updates.length;
+    const response = await this.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text }],
+    });
+    await new Promise((r) => setTimeout(r, 50)); // notifications sent just before the answer
+    const updates = this.updatesOf(sessionId, from);
+    const text_ = updates
+      .filter((u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text")
+      .map((u) => u.content.text)
+      .join("");
+    return { stopReason: response.stopReason, text: text_, updates };
+  }
+
+  async stop() {
+    this.proc.stdin.end();
+    await new Promise((resolve) => {
+      if (this.proc.exitCode !== null) resolve();
+      else this.proc.on("exit", resolve);
+    });
+  }
+}
+
+async function waitFor(predicate, what, ms = 20000) {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+// --- phase 1: a client with fs and terminal ----------------------------------------------------------------
+
+async function withCapabilities() {
+  const ed = new Editor({ fs: { readTextFile: true, writeTextFile: true }, terminal: true });
+  await ed.start();
+  const init = await ed.initialize();
+  assert.equal(init.agentCapabilities.loadSession, true);
+  assert.deepEqual(init.agentCapabilities.sessionCapabilities.list, {});
+  assert.deepEqual(init.authMethods, []);
+
+  const created = await ed.agent.request("session/new", { cwd: cfg.workspace, mcpServers: [] });
+  const sid = created.sessionId;
+  summary.sessionId = sid;
+  assert.equal(created.modes.currentModeId, "code");
+  assert.deepEqual(created.modes.availableModes.map((m) => m.id), ["code", "ask"]);
+  const model = created.configOptions.find((o) => o.category === "model");
+  assert.equal(model.currentValue, cfg.models[0]);
+  assert.deepEqual(model.options.map((o) => o.value), cfg.models);
+  await waitFor(() => ed.updatesOf(sid).some((u) => u.sessionUpdate === "available_commands_update"), "commands");
+  summary.commands = ed.updatesOf(sid).find((u) => u.sessionUpdate === "available_commands_update")
+    .availableCommands.map((c) => c.name);
+
+  // A streamed answer.
+  await script({
+    steps: [{ text: "Hello from " }, { delay: 0.05 }, { text: "the fake model, " }, { delay: 0.05 }, { text: "streamed in pieces." }],
+  });
+  const hello = await ed.prompt(sid, "Say hello");
+  assert.equal(hello.stopReason, "end_turn");
+  assert.equal(hello.text, "Hello from the fake model, streamed in pieces.");
+  summary.helloChunks = hello.updates.filter((u) => u.sessionUpdate === "agent_message_chunk").length;
+  summary.usage = hello.updates.filter((u) => u.sessionUpdate === "usage_update").length;
+
+  // The model reads an unsaved buffer (fs/read_text_file), not the file on disk.
+  const notes = path.join(cfg.workspace, "notes.txt");
+  ed.buffers.set(notes, "first line\nunsaved line\n");
+  await script(toolCall("read_file", { path: "notes.txt" }), { text: "Read it." });
+  const read = await ed.prompt(sid, "Read notes.txt");
+  assert.equal(read.stopReason, "end_turn");
+  const readResult = read.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+  assert.match(JSON.stringify(readResult.content), /unsaved line/);
+  assert.ok(ed.methods().includes("fs/read_text_file"), "the buffer was read through the client");
+  // The user saves; the agent edits: permission with the diff, written through fs/write_text_file.
+  fs.writeFileSync(notes, ed.buffers.get(notes));
+  await script(toolCall("edit_file", { path: "notes.txt", old_text: "unsaved line", new_text: "edited line" }), {
+    text: "Edited.",
+  });
+  const edit = await ed.prompt(sid, "Change the unsaved line");
+  summary.editUpdates = edit.updates;
+  assert.equal(edit.stopReason, "end_turn");
+  const asked = ed.calls.filter(([m]) => m === "session/request_permission").map(([, p]) => p);
+  assert.equal(asked.length, 1, "one permission request for the edit");
+  summary.editPermission = asked[0].toolCall;
+  const writes = ed.calls.filter(([m]) => m === "fs/write_text_file").map(([, p]) => p);
+  assert.equal(writes.length, 1);
+  assert.equal(writes[0].content, "first line\nedited line\n");
+  assert.equal(fs.readFileSync(notes, "utf8"), "first line\nedited line\n");
+  const done = edit.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+  const diff = done.content.find((c) => c.type === "diff");
+  assert.equal(diff.newText, "first line\nedited line\n");
+  assert.equal(diff.oldText, "first line\nunsaved line\n");
+  const started = edit.updates.find((u) => u.sessionUpdate === "tool_call");
+  assert.equal(started.kind, "edit");
+  assert.ok(started.locations.some((l) => l.path === notes));
+  delete summary.editUpdates;
+
+  // A command in the client's terminal.
+  await script(toolCall("run_command", { command: "echo hi-from-terminal" }), { text: "Ran it." });
+  const ran = await ed.prompt(sid, "Run echo");
+  assert.equal(ran.stopReason, "end_turn");
+  const perm = ed.calls.filter(([m]) => m === "session/request_permission").map(([, p]) => p);
+  summary.commandPermission = perm[perm.length - 1].toolCall;
+  const created_ = ed.calls.filter(([m]) => m === "terminal/create").map(([, p]) => p);
+  assert.equal(created_.length, 1);
+  assert.deepEqual(created_[0].args.slice(-1), ["echo hi-from-terminal"]);
+  for (const m of ["terminal/wait_for_exit", "terminal/output", "terminal/release"]) {
+    assert.ok(ed.methods().includes(m), m);
+  }
+  const output = ran.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+  assert.match(JSON.stringify(output.content), /hi-from-terminal/);
+
+  // A rejected command never runs.
+  ed.answerPermission = () => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
+  const before = ed.methods().filter((m) => m === "terminal/create").length;
+  await script(toolCall("run_command", { command: "echo never" }), { text: "Understood." });
+  const rejected = await ed.prompt(sid, "Run it again");
+  assert.equal(rejected.stopReason, "end_turn");
+  assert.equal(ed.methods().filter((m) => m === "terminal/create").length, before);
+  ed.answerPermission = () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+
+  // Cancel mid-stream: stopReason "cancelled", not an error.
+  await script({ steps: [{ text: "Thinking about it" }, { delay: 30 }, { text: " too late" }] });
+  const from = ed.updates.length;
+  const pending = ed.agent.request("session/prompt", { sessionId: sid, prompt: [{ type: "text", text: "Slow" }] });
+  await waitFor(() => ed.updatesOf(sid, from).some((u) => u.sessionUpdate === "agent_message_chunk"), "first chunk");
+  await ed.agent.notify("session/cancel", { sessionId: sid });
+  const cancelled = await pending;
+  assert.equal(cancelled.stopReason, "cancelled");
+
+  // Modes: "ask" offers the model no tool that changes anything.
+  assert.deepEqual(await ed.agent.request("session/set_mode", { sessionId: sid, modeId: "ask" }), {});
+  await script({ text: "Read-only answer." });
+  const asking = await ed.prompt(sid, "What is in notes.txt?");
+  assert.equal(asking.text, "Read-only answer.");
+  const offered = ((await lastChatRequest()).tools || []).map((t) => t.function.name);
+  summary.askModeTools = offered;
+  assert.ok(offered.includes("read_file"));
+  for (const name of ["edit_file", "write_file", "run_command"]) assert.ok(!offered.includes(name), name);
+  const back = await ed.agent.request("session/set_config_option", { sessionId: sid, configId: "mode", value: "code" });
+  assert.equal(back.configOptions.find((o) => o.id === "mode").currentValue, "code");
+  await script({ text: "Full answer." });
+  await ed.prompt(sid, "And now?");
+  assert.ok(((await lastChatRequest()).tools || []).some((t) => t.function.name === "edit_file"));
+
+  // Model: the next prompt uses the chosen one.
+  const chosen = await ed.agent.request("session/set_config_option", {
+    sessionId: sid,
+    configId: "model",
+    value: cfg.models[1],
+  });
+  assert.equal(chosen.configOptions.find((o) => o.id === "model").currentValue, cfg.models[1]);
+  await script({ text: "From the other model." });
+  await ed.prompt(sid, "Which model?");
+  assert.equal((await lastChatRequest()).model, cfg.models[1]);
+
+  // Slash commands do what they say.
+  const modes = await ed.prompt(sid, "/mode");
+  assert.match(modes.text, /ask/);
+  const switched = await ed.prompt(sid, "/mode ask");
+  assert.ok(switched.updates.some((u) => u.sessionUpdate === "current_mode_update" && u.currentModeId === "ask"));
+  await ed.prompt(sid, "/mode code");
+  const models = await ed.prompt(sid, `/model ${cfg.models[0]}`);
+  assert.ok(models.updates.some((u) => u.sessionUpdate === "config_option_update"));
+  const listed = await ed.prompt(sid, "/sessions");
+  assert.match(listed.text, new RegExp(sid));
+
+  // List.
+  const list = await ed.agent.request("session/list", { cwd: cfg.workspace });
+  const mine = list.sessions.find((s) => s.sessionId === sid);
+  assert.ok(mine, "the session is listed");
+  assert.equal(mine.title, "Say hello");
+  summary.phase1Methods = [...new Set(ed.methods())].sort();
+  await ed.stop();
+  return sid;
+}
+
+// --- phase 2: a client without fs or terminal, loading the session --------------------------------------
+
+async function withoutCapabilities(sid) {
+  const ed = new Editor({});
+  await ed.start();
+  await ed.initialize();
+  const loaded = await ed.agent.request("session/load", { sessionId: sid, cwd: cfg.workspace, mcpServers: [] });
+  assert.equal(loaded.modes.currentModeId, "code");
+  // The replay came before the answer.
+  const replay = ed.updatesOf(sid);
+  summary.replayKinds = [...new Set(replay.map((u) => u.sessionUpdate))].sort();
+  const users = replay.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
+  assert.equal(users[0], "Say hello");
+  const said = replay.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text);
+  assert.ok(said.join("").includes("Hello from the fake model"));
+  assert.ok(replay.some((u) => u.sessionUpdate === "tool_call"));
+
+  // Commands run by the agent itself; files are written by the agent itself.
+  await script(toolCall("run_command", { command: "echo local-run" }), { text: "Ran locally." });
+  const ran = await ed.prompt(sid, "Run echo here");
+  assert.equal(ran.stopReason, "end_turn");
+  const output = ran.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+  assert.match(JSON.stringify(output.content), /local-run/);
+  await script(toolCall("write_file", { path: "new.txt", content: "made here\n" }), { text: "Written." });
+  await ed.prompt(sid, "Write new.txt");
+  assert.equal(fs.readFileSync(path.join(cfg.workspace, "new.txt"), "utf8"), "made here\n");
+  const used = ed.methods();
+  summary.phase2Methods = [...new Set(used)].sort();
+  assert.ok(!used.some((m) => m.startsWith("terminal/") || m.startsWith("fs/")), used.join(", "));
+  await ed.stop();
+}
+
+try {
+  const sid = await withCapabilities();
+  await withoutCapabilities(sid);
+  process.stdout.write(JSON.stringify(summary) + "\n");
+} catch (err) {
+  process.stdout.write(JSON.stringify(summary) + "\n");
+  console.error(err);
+  process.exit(1);
+}

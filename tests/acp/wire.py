@@ -1,0 +1,61 @@
+"""Check a recorded ACP conversation: every line JSON-RPC 2.0, every message valid against the ACP v1 schema
+(tests/schemas/acp-v1-schema.json, a copy of shared/reference/acp-v1-schema.json) as the definition its method
+names (`x-method`): requests, notifications, and each answer as the response to the request it answers."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections import Counter
+from typing import Any
+
+from tests.acp_schema import _defs, validate
+
+AGENT_TO_CLIENT = "agent->client"
+CLIENT_TO_AGENT = "client->agent"
+
+
+@functools.cache
+def definitions() -> dict[tuple[str, str], str]:
+    """(method, "Request" | "Response" | "Notification") -> schema definition name."""
+    out: dict[tuple[str, str], str] = {}
+    for name, spec in _defs().items():
+        method = spec.get("x-method")
+        if not method:
+            continue
+        for kind in ("Request", "Response", "Notification"):
+            if name.endswith(kind):
+                out[(method, kind)] = name
+    return out
+
+
+def check(lines: list[tuple[str, str]]) -> Counter[str]:
+    """Validate a conversation given as (direction, raw line); returns how often each definition was seen."""
+    seen: Counter[str] = Counter()
+    asked: dict[tuple[str, Any], str] = {}  # (direction of the request, id) -> method
+    for direction, line in lines:
+        message = json.loads(line)
+        assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", f"not JSON-RPC 2.0: {line[:200]}"
+        method = message.get("method")
+        if method is not None:
+            kind = "Request" if "id" in message else "Notification"
+            definition = definitions().get((method, kind))
+            assert definition, f"{direction} {kind.lower()} {method} is not an ACP v1 method"
+            validate(definition, message.get("params"))
+            seen[definition] += 1
+            if "id" in message:
+                asked[(direction, message["id"])] = method
+            continue
+        other = CLIENT_TO_AGENT if direction == AGENT_TO_CLIENT else AGENT_TO_CLIENT
+        request = asked.pop((other, message.get("id")), None)
+        assert request is not None, f"{direction} answers an unknown request: {line[:200]}"
+        if "error" in message:
+            error = message["error"]
+            assert isinstance(error.get("code"), int) and isinstance(error.get("message"), str), line
+            seen["error"] += 1
+            continue
+        definition = definitions()[(request, "Response")]
+        validate(definition, message["result"])
+        seen[definition] += 1
+    assert not asked, f"requests never answered: {sorted(map(str, asked.values()))}"
+    return seen
