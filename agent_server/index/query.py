@@ -26,6 +26,8 @@ _VERSION_LINE = re.compile(r"^\s*[\w.\-\[\]]+\s+v?\d+(?:\.\w+)+\S*(?:\s+\S+)?\s*
 _TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "fixture", "fixtures"})
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "readme", "changelog", "tutorial", "guide", "rst", "markdown"})
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
+# A query past this is refused with a clear error: a pasted log or stack trace fits, a whole file does not.
+MAX_QUERY_CHARS = 20_000
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,11 @@ from .. import __version__, acp, logging_setup
 from .. import config as config_mod
 from ..agent.service import AgentService
 from ..config import Settings
-from .errors import RpcError, to_rpc_error
+from ..config_layers import LoadResult, load_layers
+from ..config_layers import settle_trust as settle_workspace_trust
+from . import checkpoint_methods
+from . import params as method_params
+from .errors import INVALID_PARAMS, RpcError, to_rpc_error
 from .lsp_client import LspClient, LspProgress
 from .transport import read_loop, serve_stdin
 
@@ -101,7 +105,9 @@ class AgentLanguageServer(LanguageServer):
         self.settings: Settings | None = None
         self.init_options: dict[str, Any] = {}
         self.progress_tokens: dict[str, LspProgress] = {}
-        self.startup_error: str | None = None
+        self.client_options: dict[str, Any] = {}
+        self.loaded: LoadResult | None = None
+        self.shown_notices: set[str] = set()
 
     def require_agent(self) -> AgentService:
         if self.agent is None:
@@ -131,6 +137,8 @@ def rpc(server: AgentLanguageServer, method: str) -> Callable[[Callable[..., Awa
         @functools.wraps(fn)
         async def handler(params: Any) -> Any:
             try:
+                if params is not None and not isinstance(params, dict):
+                    raise RpcError(code=INVALID_PARAMS, message=f"Invalid params for {method}: expected an object")
                 return await fn(params if params is not None else {})
             except asyncio.CancelledError:
                 raise
@@ -162,16 +170,10 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
         server.init_options = options
         roots = server.workspace_roots()
-        try:
-            server.settings = config_mod.load(
-                workspace=roots[0] if roots else None,
-                client_options=_settings_part(options),
-                cli_overrides=server.cli_overrides,
-            )
-        except Exception as exc:  # a bad setting must not kill the server: report it, run on defaults
-            log.error("%s", exc)
-            server.settings = config_mod.load(workspace=None, cli_overrides=server.cli_overrides)
-            server.startup_error = str(exc)
+        # Each layer and each key fails alone (reported at `initialized`); risky workspace keys wait for trust.
+        server.client_options = _settings_part(options)
+        server.loaded = _load_config(server)
+        server.settings = server.loaded.settings
         server.client.configure(params.capabilities, options)
         logging_setup.remember_secrets(logging_setup.secrets_in(server.settings))
         server.agent = AgentService(server.settings, roots, server.client)
@@ -190,30 +192,43 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
         part = result[0] if isinstance(result, (list, tuple)) and result else None
         if not isinstance(part, dict) or not part:
             return
-        roots = server.workspace_roots()
-        try:
-            settings = config_mod.load(
-                workspace=roots[0] if roots else None,
-                client_options=config_mod.merge(_settings_part(server.init_options), _settings_part(part)),
-                cli_overrides=server.cli_overrides,
-            )
-        except Exception as exc:  # keep the settings we have; tell the user which key is wrong
-            server.protocol.notify(
-                lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Error, message=str(exc))
-            )
+        server.client_options = config_mod.merge(_settings_part(server.init_options), _settings_part(part))
+        await apply_config(_load_config(server))
+
+    async def apply_config(loaded: LoadResult) -> None:
+        _show_notices(server, [str(issue) for issue in loaded.issues])
+        server.loaded = loaded
+        server.settings = loaded.settings
+        logging_setup.remember_secrets(logging_setup.secrets_in(loaded.settings))
+        if server.agent is not None:
+            await server.agent.reconfigure(loaded.settings)
+
+    async def settle_trust() -> None:
+        """Ask whether to trust the workspace file's risky settings (once per file content), then apply them."""
+        loaded = server.loaded
+        if loaded is None:
             return
-        server.settings = settings
-        logging_setup.remember_secrets(logging_setup.secrets_in(settings))
-        await server.agent.reconfigure(settings)
+
+        async def notify(text: str) -> None:
+            _show_notices(server, [text])
+
+        try:
+            fresh = await settle_workspace_trust(
+                loaded, lambda: _load_config(server), server.client.show_message_request, notify
+            )
+        except Exception as exc:  # the question failed: the risky settings stay ignored
+            log.warning("workspace trust: %s", exc)
+            return
+        if fresh is not None:
+            await apply_config(fresh)
 
     @server.feature(lsp.INITIALIZED)
     async def on_initialized(params: lsp.InitializedParams) -> None:
-        error = server.startup_error
-        if error:
-            server.protocol.notify(
-                lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Error, message=error)
-            )
+        if server.loaded is not None:
+            _show_notices(server, [str(issue) for issue in server.loaded.issues])
         await pull_configuration()
+        if server.loaded is not None and server.loaded.withheld:
+            _background(settle_trust())  # the question must not hold up the editor's first requests
         indexer = server.agent.indexer if server.agent is not None else None
         if indexer is not None and server.settings is not None and server.settings.index.refresh_on_start:
             if indexer.built_before:  # a restart resumes: only what changed meanwhile is processed
@@ -262,29 +277,29 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
         await server.require_agent().delete_session(req.session_id)
         return {}
 
+    checkpoint_methods.register(server)
+
     @rpc(server, "agent/_permissions/list")
     async def permissions_list(params: dict[str, Any]) -> dict[str, Any]:
-        cwd = params.get("cwd") if isinstance(params, dict) else None
-        decisions = await server.require_agent().list_decisions(cwd)
+        req = method_params.PermissionsListParams.model_validate(params)
+        decisions = await server.require_agent().list_decisions(req.cwd)
         return {"decisions": decisions}
 
     @rpc(server, "agent/_permissions/revoke")
     async def permissions_revoke(params: dict[str, Any]) -> dict[str, Any]:
-        decision_id = params.get("id") if isinstance(params, dict) else None
-        if not isinstance(decision_id, str):
-            raise ValueError("params.id must be the id of a stored decision (see agent/_permissions/list)")
-        return {"revoked": await server.require_agent().revoke_decision(decision_id)}
+        req = method_params.PermissionsRevokeParams.model_validate(params)
+        return {"revoked": await server.require_agent().revoke_decision(req.id)}
 
     @rpc(server, "agent/_models/list")
     async def models_list(params: dict[str, Any]) -> dict[str, Any]:
+        method_params.NoParams.model_validate(params)
         return await server.require_agent().list_models()
 
     @rpc(server, "agent/_models/select")
     async def models_select(params: dict[str, Any]) -> dict[str, Any]:
-        model = params.get("model") if isinstance(params, dict) else None
-        if not isinstance(model, str) or not model:
-            raise ValueError("params.model must be a model name (see agent/_models/list)")
-        return {"current": await server.require_agent().select_model(model)}
+        req = method_params.ModelSelectParams.model_validate(params)
+        await method_params.refuse_unknown_model(server.require_agent(), req.model)
+        return {"current": await server.require_agent().select_model(req.model)}
 
     @rpc(server, "agent/session/prompt")
     async def session_prompt(params: dict[str, Any]) -> dict[str, Any]:
@@ -303,20 +318,19 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
 
     @rpc(server, "agent/_index/start")
     async def index_start(params: dict[str, Any]) -> dict[str, Any]:
+        method_params.NoParams.model_validate(params)
         return {"started": indexer().start(server.client)}
 
     @rpc(server, "agent/_index/status")
     async def index_status(params: dict[str, Any]) -> dict[str, Any]:
+        method_params.NoParams.model_validate(params)
         result: dict[str, Any] = indexer().status()
         return result
 
     @rpc(server, "agent/_index/search")
     async def index_search(params: dict[str, Any]) -> dict[str, Any]:
-        query = params.get("query")
-        if not isinstance(query, str):
-            raise ValueError("params.query must be a string")
-        limit = int(params.get("limit") or 10)
-        return {"results": await indexer().search(query, limit, params.get("path"))}
+        req = method_params.IndexSearchParams.model_validate(params)
+        return {"results": await indexer().search(req.query, req.limit, req.path)}
 
     @server.command("agent.index")
     async def index_command(*args: Any) -> dict[str, Any]:
@@ -353,6 +367,33 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
             log.warning("agent/session/cancel ignored: %s", exc)
 
     return server
+
+
+def _load_config(server: AgentLanguageServer) -> LoadResult:
+    roots = server.workspace_roots()
+    return load_layers(
+        workspace=roots[0] if roots else None, client_options=server.client_options, cli_overrides=server.cli_overrides
+    )
+
+
+def _show_notices(server: AgentLanguageServer, notices: list[str]) -> None:
+    """window/showMessage for each configuration notice, once per server (a reload repeats unchanged problems)."""
+    for text in notices:
+        if text in server.shown_notices:
+            continue
+        server.shown_notices.add(text)
+        server.protocol.notify(
+            lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=text)
+        )
+
+
+_background_tasks: set[asyncio.Future[Any]] = set()
+
+
+def _background(coro: Awaitable[Any]) -> None:
+    task = asyncio.ensure_future(coro)
+    _background_tasks.add(task)
+    task.add_done_callback(_background_tasks.discard)
 
 
 def _settings_part(options: dict[str, Any]) -> dict[str, Any]:

@@ -1,25 +1,32 @@
 """Reading LSP-framed JSON-RPC from a stream, answering bad input instead of dropping it.
 
 pygls's own read loop logs and drops a body that is not JSON; a client waiting for an answer would hang.
-This loop answers -32700 (parse error) and -32600 (invalid request) and keeps serving.
+This loop answers -32700 (parse error) and -32600 (invalid request) and keeps serving. Framing garbage of any
+size (a header line of megabytes, a Content-Length that is negative, huge or missing, a body that is not UTF-8)
+is answered or skipped; reading resumes at the next Content-Length header, wherever it starts on a line.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import re
 import stat
 import sys
 import threading
-from typing import Any, Protocol
+from typing import Protocol
+
+from .inbound import INVALID_REQUEST, RpcProtocol, dispatch, error_message
+
+__all__ = ["AsyncReader", "RpcProtocol", "StdinReader", "dispatch", "open_stdin", "read_loop", "serve_stdin"]
 
 log = logging.getLogger(__name__)
 
 _LINE_LIMIT = 1 << 20  # header lines; bodies are read by length and are not bound by it
-_CONTENT_LENGTH = re.compile(rb"^Content-Length: *(\d+)\r?\n$", re.IGNORECASE)
+BODY_LIMIT = 64 << 20  # a message this big is refused unread (its bytes are skipped as garbage)
+# At the END of a line: after a body that was cut short, the next header is glued to the leftover bytes.
+_CONTENT_LENGTH = re.compile(rb"Content-Length:[ \t]*(\S*)[ \t]*\r?\n$", re.IGNORECASE)
 
 
 class AsyncReader(Protocol):
@@ -28,71 +35,45 @@ class AsyncReader(Protocol):
     async def readexactly(self, n: int) -> bytes: ...
 
 
-class RpcProtocol(Protocol):
-    def structure_message(self, data: dict[str, Any]) -> Any: ...
-
-    def handle_message(self, message: Any) -> None: ...
-
-    def _send_data(self, data: Any) -> None: ...
-
-
-def _error(msg_id: Any, code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
-
-
-def dispatch(protocol: RpcProtocol, body: bytes) -> None:
-    """Parse one message body and hand it to the protocol, or answer why it cannot be."""
-    try:
-        raw = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        protocol._send_data(_error(None, -32700, f"Parse error: {exc}"))
-        return
-    if (
-        not isinstance(raw, dict)
-        or raw.get("jsonrpc") != "2.0"
-        or not (isinstance(raw.get("method"), str) or "id" in raw)
-    ):
-        msg_id = raw.get("id") if isinstance(raw, dict) else None
-        protocol._send_data(_error(msg_id, -32600, "Invalid Request: expected a JSON-RPC 2.0 object"))
-        return
-    try:
-        message = json.loads(body, object_hook=protocol.structure_message)
-    except Exception as exc:
-        if "method" not in raw:
-            # A malformed answer to one of our requests: fail that request instead of waiting forever.
-            futures = getattr(protocol, "_request_futures", {})
-            pending = futures.pop(raw.get("id"), None)
-            if pending is not None and not pending.done():
-                pending.set_exception(ValueError(f"the client answered with a malformed result: {exc}"))
-            else:
-                log.warning("dropping a malformed response %r: %s", raw.get("id"), exc)
-        elif "id" in raw:
-            protocol._send_data(_error(raw["id"], -32602, f"Invalid params for {raw['method']}: {exc}"))
-        else:
-            log.warning("dropping a malformed notification %r: %s", raw.get("method"), exc)
-        return
-    protocol.handle_message(message)
+def _length(value: bytes) -> int | str:
+    """The body length a Content-Length value gives, or why it gives none."""
+    if not value.isdigit() or len(value) > 12:
+        return f"Content-Length {value[:40].decode('latin-1')!r} is not a byte count"
+    length = int(value)
+    if length == 0:
+        return "Content-Length 0: an empty message"
+    if length > BODY_LIMIT:
+        return f"Content-Length {length} is over the limit of {BODY_LIMIT} bytes"
+    return length
 
 
 async def read_loop(reader: AsyncReader, protocol: RpcProtocol, stop: threading.Event) -> None:
-    content_length = 0
+    content_length: int | None = None
+    problem: str | None = None  # why the header block being read cannot frame a message
     while not stop.is_set():
-        header = await reader.readline()
+        try:
+            header = await reader.readline()
+        except ValueError:  # asyncio's LimitOverrunError: the reader has dropped the over-long line
+            content_length, problem = None, f"a header line longer than {_LINE_LIMIT} bytes"
+            continue
         if not header:
             break
-        match = _CONTENT_LENGTH.match(header)
-        if match:
-            content_length = int(match.group(1))
-            continue
         if header.strip():
-            continue  # another header (Content-Type)
-        if not content_length:
+            match = _CONTENT_LENGTH.search(header)
+            if match:
+                found = _length(match.group(1))
+                content_length, problem = (found, None) if isinstance(found, int) else (None, found)
+            continue  # another header (Content-Type), or garbage between messages
+        if content_length is None:
+            if problem is not None:  # a header block without a usable length: say so, then resynchronize
+                protocol._send_data(error_message(None, INVALID_REQUEST, f"Invalid Request: {problem}"))
+                problem = None
             continue
         try:
             body = await reader.readexactly(content_length)
         except asyncio.IncompleteReadError:
             break  # the client hung up mid-message
-        content_length = 0
+        content_length = None
         if not body:
             break
         try:
@@ -130,7 +111,18 @@ class StdinReader:
         self._stdin = sys.stdin.buffer
 
     async def readline(self) -> bytes:
-        return await asyncio.to_thread(self._stdin.readline)
+        return await asyncio.to_thread(self._readline)
+
+    def _readline(self) -> bytes:
+        """A line of at most _LINE_LIMIT bytes; a longer one is read to its end, dropped, and reported as
+        asyncio's reader does (ValueError), so memory stays bounded whatever arrives."""
+        line: bytes = self._stdin.readline(_LINE_LIMIT + 1)
+        if len(line) <= _LINE_LIMIT or line.endswith(b"\n"):
+            return line
+        while True:
+            rest: bytes = self._stdin.readline(_LINE_LIMIT)
+            if not rest or rest.endswith(b"\n"):
+                raise ValueError(f"a header line longer than {_LINE_LIMIT} bytes")
 
     async def readexactly(self, n: int) -> bytes:
         return await asyncio.to_thread(self._stdin.read, n)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_server.store import Store
 from tests.e2e.conftest import Start, llm_options, new_session
-from tests.fakes.fake_llm import Delay, FakeLLMServer, Reply, StreamError, Text
+from tests.fakes.fake_llm import Delay, FakeLLMServer, FakeModel, Reply, StreamError, Text
 from tests.lsp_client import LspClient, RpcError
 
 
@@ -81,6 +81,7 @@ async def test_client_without_permission_ui_declines_instead_of_failing(
 async def test_switching_models_mid_turn_lets_the_turn_finish(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer
 ) -> None:
+    fake_llm.models.append(FakeModel("other:1b"))  # a model the server lists; an unlisted one is refused
     client = await start_server(workspace, llm_options(fake_llm))
     sid = await new_session(client, workspace)
     fake_llm.script(Reply(steps=[Text("part one "), Delay(0.5), Text("part two")]), Reply.text("from the new model"))
