@@ -42,17 +42,17 @@ class LLMConfig(Section):
     """None = the first model the server lists."""
     api_key: str | None = None
     fallbacks: list[FallbackConfig] = Field(default_factory=list)
-    timeout_s: float = Field(default=300.0, gt=0)
+    timeout_s: float = Field(default=300.0, gt=0, le=86_400)
     """Longest wait for the next byte of a response (models can take a while to load)."""
-    connect_timeout_s: float = Field(default=5.0, gt=0)
+    connect_timeout_s: float = Field(default=5.0, gt=0, le=600)
     temperature: float | None = Field(default=None, ge=0, le=2)
-    max_tokens: int | None = Field(default=None, gt=0)
+    max_tokens: int | None = Field(default=None, gt=0, le=1_000_000)
     think: bool | Literal["low", "medium", "high"] | None = None
     keep_alive: str | None = None
     retries: int = Field(default=3, ge=1, le=10)
     """Tries per endpoint for connection errors and 5xx (4xx are never retried)."""
-    context_length: int | None = Field(default=None, gt=0)
-    """Override the model's context window."""
+    context_length: int | None = Field(default=None, ge=512, le=10_000_000)
+    """Override the model's context window (512 tokens at least: nothing useful fits in less)."""
     tool_mode: Literal["auto", "native", "prompt"] = "auto"
     """How tools reach the model: native tool calls, or schemas in the prompt and calls parsed from text."""
     embedding_model: str | None = None
@@ -81,20 +81,20 @@ class ToolsConfig(Section):
     rules: list[ToolRule] = Field(default_factory=list)
     policy: dict[str, Literal["allow", "ask", "deny"]] = Field(default_factory=dict)
     """Per-tool default overrides: {"write_file": "allow"}."""
-    result_limit: int = Field(default=6000, ge=200)
-    command_timeout_s: float = Field(default=120.0, gt=0)
-    max_per_request: int = Field(default=15, ge=1)
-    mcp_call_timeout_s: float = Field(default=60.0, gt=0)
+    result_limit: int = Field(default=6000, ge=200, le=1_000_000)
+    command_timeout_s: float = Field(default=120.0, gt=0, le=86_400)
+    max_per_request: int = Field(default=15, ge=1, le=200)
+    mcp_call_timeout_s: float = Field(default=60.0, gt=0, le=86_400)
 
 
 class ContextConfig(Section):
-    min_remaining: int = Field(default=1500, ge=0)
-    keep_full_turns: int = Field(default=10, ge=1)
-    old_result_chars: int = Field(default=200, ge=20)
+    min_remaining: int = Field(default=1500, ge=0, le=1_000_000)
+    keep_full_turns: int = Field(default=10, ge=1, le=10_000)
+    old_result_chars: int = Field(default=200, ge=20, le=1_000_000)
     compact_at: float = Field(default=0.70, gt=0, lt=1)
     compact_to: float = Field(default=0.40, gt=0, lt=1)
-    keep_pairs: int = Field(default=5, ge=1)
-    compaction_timeout_s: float = Field(default=60.0, gt=0)
+    keep_pairs: int = Field(default=5, ge=1, le=10_000)
+    compaction_timeout_s: float = Field(default=60.0, gt=0, le=86_400)
 
 
 class IndexConfig(Section):
@@ -105,9 +105,9 @@ class IndexConfig(Section):
     only (`metadata`), or the user's choice (`ask`: full / one symbol's line range / metadata / as is)."""
     auto_context: bool = False
     """Add the index's best matches for each prompt to the turn (shown as a search card)."""
-    auto_context_tokens: int = Field(default=1500, ge=0)
+    auto_context_tokens: int = Field(default=1500, ge=0, le=1_000_000)
     """Token budget of the automatic context."""
-    max_file_bytes: int = Field(default=1_000_000, gt=0)
+    max_file_bytes: int = Field(default=1_000_000, gt=0, le=1_000_000_000)
     """Files larger than this are not indexed."""
     watch: bool = True
     """Re-index files changed on disk (watchfiles) after the first build."""
@@ -202,8 +202,10 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), f"not valid TOML: {exc}") from exc
 
 
-def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
-    """AGENT_SERVER_LLM__BASE_URL=... -> {"llm": {"base_url": ...}}; also the short AGENT_SERVER_LLM_BASE_URL."""
+def from_env(environ: dict[str, str] | None = None, names: dict[str, str] | None = None) -> dict[str, Any]:
+    """AGENT_SERVER_LLM__BASE_URL=... -> {"llm": {"base_url": ...}}; also the short AGENT_SERVER_LLM_BASE_URL.
+
+    `names`, when given, receives dotted key -> variable name (so a bad value can name its variable)."""
     env = os.environ if environ is None else environ
     out: dict[str, Any] = {}
     sections = set(Settings.model_fields)
@@ -228,6 +230,8 @@ def from_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
         for part in parts[:-1]:
             node = node.setdefault(part, {})
         node[parts[-1]] = value
+        if names is not None:
+            names[".".join(parts)] = name
     return out
 
 

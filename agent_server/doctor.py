@@ -133,8 +133,12 @@ def render(report: Report, console: Console) -> None:
         console.print("[green]✓ everything looks fine[/]")
 
 
-async def run_doctor(settings: Settings, workspace: Path, as_json: bool = False) -> int:
+async def run_doctor(
+    settings: Settings, workspace: Path, as_json: bool = False, config_notices: list[str] | None = None
+) -> int:
     report = await collect(settings, workspace)
+    # Bad settings were skipped (each alone) and risky workspace settings wait for trust: both are problems to fix.
+    report.problems[:0] = config_notices or []
     if as_json:
         print(json.dumps(asdict(report), indent=2))
     else:

@@ -98,6 +98,20 @@ def m003_capabilities(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m005_workspace_trust(conn: sqlite3.Connection) -> None:
+    # One answer per workspace and config-file content: a changed file is asked about again.
+    conn.execute(
+        """CREATE TABLE workspace_trust (
+            workspace TEXT NOT NULL,
+            config_hash TEXT NOT NULL,
+            trusted INTEGER NOT NULL,
+            decided_at REAL NOT NULL,
+            PRIMARY KEY (workspace, config_hash)
+        )"""
+    )
+
+
 def applied(db: Database) -> list[str]:
     with db.read() as conn:
         return [row["name"] for row in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]

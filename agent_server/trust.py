@@ -1,0 +1,233 @@
+"""Workspace trust: settings a repository brings may tighten, but may not loosen, until the user trusts it.
+
+A cloned repository's `.agent-server.toml` is written by whoever wrote the repository. Its settings that
+loosen a permission policy, add allow rules, start programs (MCP servers, hooks), send the conversation or keys to
+another server (URLs, headers, API keys, fallbacks) or write outside the workspace (store, log and other paths)
+take effect only once the user trusted that workspace; the answer is remembered per workspace path and file
+content (a SHA-256 of the file), so a changed file is asked about again. Settings that tighten always apply.
+
+`risky_keys` and `is_trusted` are meant for any workspace-supplied settings (agent profiles too), not only this
+file: classify, then drop what needs trust with `without`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from .config import Settings
+from .store.db import Database
+from .store.migrations import migrate
+
+Verdict = Literal["trusted", "untrusted"]
+
+TRUST = "Trust this workspace"
+NOT_NOW = "Not now"
+NEVER = "Don't trust"
+CHOICES = [TRUST, NOT_NOW, NEVER]
+"""Trust: remembered, applied now. Not now (or no answer): ignored this time, asked at the next start.
+Don't trust: remembered for this file content, never asked again until the file changes (the CLI can still trust)."""
+
+_RANK = {"allow": 0, "ask": 1, "deny": 2}
+# Leaf keys that point outside the workspace: a server, a credential, a file or a program.
+_OUTSIDE = re.compile(
+    r"(^|_)(url|urls|headers|api_key|key|token|secret|password|path|paths|file|dir|command|args|env|cwd)$"
+)
+_PROGRAM_KEYS = {"mcp_servers": "starts a program or connects to a server", "hooks": "runs programs"}
+
+
+@dataclass(frozen=True)
+class RiskyKey:
+    key: str
+    """Dotted setting name, e.g. `tools.policy.run_command`."""
+    why: str
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- classification -------------------------------------------------------------------------------------
+
+
+def _default_policies() -> dict[str, str]:
+    from .tools.builtin import builtin_tools  # the tools import config; import them only when needed
+
+    return {tool.name: tool.default_policy for tool in builtin_tools()}
+
+
+def _lookup(data: Any, parts: list[str]) -> Any:
+    for part in parts:
+        if not isinstance(data, dict) or part not in data:
+            return None
+        data = data[part]
+    return data
+
+
+def risky_keys(layer: dict[str, Any], below: Settings) -> list[RiskyKey]:
+    """The keys of `layer` (normalized, snake_case) that need trust, judged against the settings `below` it."""
+    out: list[RiskyKey] = []
+    base = below.model_dump()
+    defaults: dict[str, str] | None = None
+
+    def walk(node: Any, path: list[str]) -> None:
+        nonlocal defaults
+        dotted = ".".join(path)
+        name = path[-1] if path else ""
+        if path[:2] == ["tools", "policy"] and len(path) == 3:
+            if defaults is None:
+                defaults = _default_policies()
+            now = below.tools.policy.get(name, defaults.get(name, "ask"))
+            if node not in _RANK:
+                return  # not a policy at all: validation reports it
+            if _RANK[node] < _RANK.get(now, 1):
+                out.append(RiskyKey(dotted, f"loosens the policy ({now} -> {node})"))
+            return
+        if path == ["tools", "rules"]:
+            rules = node if isinstance(node, list) else [node]
+            for i, rule in enumerate(rules):
+                policy = rule.get("policy") if isinstance(rule, dict) else None
+                if policy not in ("ask", "deny"):  # `ask` never beats an allow; `deny` beats everything
+                    out.append(RiskyKey(f"{dotted}.{i}", "adds an allow rule"))
+            return
+        if len(path) == 1 and name in _PROGRAM_KEYS:
+            entries = node.items() if isinstance(node, dict) else [("", node)]
+            for key, _spec in entries:
+                out.append(RiskyKey(f"{dotted}.{key}" if key else dotted, _PROGRAM_KEYS[name]))
+            return
+        if name in _PROGRAM_KEYS:
+            out.append(RiskyKey(dotted, _PROGRAM_KEYS[name]))
+            return
+        if name == "fallbacks" or _OUTSIDE.search(name):
+            if node is None or node == _lookup(base, path):
+                return  # the same value as below: nothing new
+            out.append(RiskyKey(dotted, "points outside the workspace (a server, key, path or program)"))
+            return
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, [*path, str(key)])
+
+    for key, value in layer.items():
+        walk(value, [str(key)])
+    return out
+
+
+def without(layer: dict[str, Any], keys: list[RiskyKey]) -> dict[str, Any]:
+    """A copy of `layer` with `keys` removed (list items by index: `tools.rules.2`)."""
+    drop = {k.key for k in keys}
+
+    def strip(node: Any, path: list[str]) -> Any:
+        if isinstance(node, dict):
+            return {k: strip(v, [*path, str(k)]) for k, v in node.items() if ".".join([*path, str(k)]) not in drop}
+        if isinstance(node, list):
+            return [strip(v, [*path, str(i)]) for i, v in enumerate(node) if ".".join([*path, str(i)]) not in drop]
+        return node
+
+    result: dict[str, Any] = strip(layer, [])
+    return result
+
+
+# --- remembered answers -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrustRecord:
+    workspace: str
+    config_hash: str
+    trusted: bool
+    decided_at: float
+
+
+class TrustStore:
+    """The `workspace_trust` table of the session store; short-lived connections (CLI and server alike)."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+
+    @contextmanager
+    def _db(self) -> Iterator[Database]:
+        db = Database(self.db_path)
+        try:
+            migrate(db)
+            yield db
+        finally:
+            db.close()
+
+    def verdict(self, workspace: Path, config_hash: str) -> Verdict | None:
+        with self._db() as db, db.read() as conn:
+            row = conn.execute(
+                "SELECT trusted FROM workspace_trust WHERE workspace = ? AND config_hash = ?",
+                (str(workspace), config_hash),
+            ).fetchone()
+        if row is None:
+            return None
+        return "trusted" if row["trusted"] else "untrusted"
+
+    def remember(self, workspace: Path, config_hash: str, trusted: bool) -> None:
+        with self._db() as db, db.write() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO workspace_trust (workspace, config_hash, trusted, decided_at) "
+                "VALUES (?, ?, ?, ?)",
+                (str(workspace), config_hash, int(trusted), time.time()),
+            )
+
+    def list(self) -> list[TrustRecord]:
+        with self._db() as db, db.read() as conn:
+            rows = conn.execute("SELECT * FROM workspace_trust ORDER BY workspace, decided_at").fetchall()
+        return [TrustRecord(r["workspace"], r["config_hash"], bool(r["trusted"]), r["decided_at"]) for r in rows]
+
+    def revoke(self, workspace: Path) -> int:
+        """Forget every answer for `workspace` (trusted or not): the next start asks again."""
+        with self._db() as db, db.write() as conn:
+            cursor = conn.execute("DELETE FROM workspace_trust WHERE workspace = ?", (str(workspace),))
+        return cursor.rowcount
+
+
+def is_trusted(db_path: Path, workspace: Path, config_hash: str) -> Verdict | None:
+    """The remembered answer for this workspace and file content, or None (never asked, or the file changed)."""
+    return TrustStore(db_path).verdict(workspace, config_hash)
+
+
+# --- asking -----------------------------------------------------------------------------------------------
+
+
+def describe(keys: list[RiskyKey]) -> str:
+    return ", ".join(f"{k.key} ({k.why})" for k in keys)
+
+
+def question(config_file: Path, keys: list[RiskyKey]) -> str:
+    return (
+        f"{config_file} asks for settings that only a trusted workspace may use: {describe(keys)}. "
+        "Trust this workspace? Only trust a repository whose author you trust."
+    )
+
+
+def ignored_notice(config_file: Path, keys: list[RiskyKey], workspace: Path) -> str:
+    names = ", ".join(k.key for k in keys)
+    return (
+        f"Ignored until you trust this workspace: {names} (from {config_file}). "
+        f"To trust it: `agent-server permissions trust add {workspace}`."
+    )
+
+
+Ask = Callable[[str, list[str]], Awaitable[str | None]]
+
+
+async def ask(
+    store: TrustStore, workspace: Path, config_file: Path, config_hash: str, keys: list[RiskyKey], prompt: Ask
+) -> bool:
+    """Ask once; remember Trust and Don't trust (per file content); True when the workspace is now trusted."""
+    answer = await prompt(question(config_file, keys), CHOICES)
+    if answer == TRUST:
+        await asyncio.to_thread(store.remember, workspace, config_hash, True)
+        return True
+    if answer == NEVER:
+        await asyncio.to_thread(store.remember, workspace, config_hash, False)
+    return False
