@@ -25,8 +25,6 @@ from ..agent.service import AgentService
 from ..config import Settings
 from ..config_layers import LoadResult, load_layers
 from ..config_layers import settle_trust as settle_workspace_trust
-from ..config_layers import LoadResult, load_layers
-from ..config_layers import settle_trust as settle_workspace_trust
 from . import checkpoint_methods
 from . import params as method_params
 from .errors import INVALID_PARAMS, RpcError, to_rpc_error
@@ -369,33 +367,6 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
             log.warning("agent/session/cancel ignored: %s", exc)
 
     return server
-
-
-def _load_config(server: AgentLanguageServer) -> LoadResult:
-    roots = server.workspace_roots()
-    return load_layers(
-        workspace=roots[0] if roots else None, client_options=server.client_options, cli_overrides=server.cli_overrides
-    )
-
-
-def _show_notices(server: AgentLanguageServer, notices: list[str]) -> None:
-    """window/showMessage for each configuration notice, once per server (a reload repeats unchanged problems)."""
-    for text in notices:
-        if text in server.shown_notices:
-            continue
-        server.shown_notices.add(text)
-        server.protocol.notify(
-            lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=text)
-        )
-
-
-_background_tasks: set[asyncio.Future[Any]] = set()
-
-
-def _background(coro: Awaitable[Any]) -> None:
-    task = asyncio.ensure_future(coro)
-    _background_tasks.add(task)
-    task.add_done_callback(_background_tasks.discard)
 
 
 def _load_config(server: AgentLanguageServer) -> LoadResult:
