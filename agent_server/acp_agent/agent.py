@@ -172,6 +172,8 @@ class AcpAgent:
         self._commands[session.id] = task
         try:
             await asyncio.shield(task)
+        except ValueError as exc:  # a wrong argument (/model nosuch) is an answer, not a protocol error
+            await commands.CommandContext(service, session, self.client).say(str(exc))
         except asyncio.CancelledError:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)

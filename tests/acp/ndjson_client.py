@@ -24,6 +24,7 @@ class AcpProcess:
         self.answers: dict[str, Answer] = {}  # client-side methods the agent may call
         self._ids = itertools.count(1)
         self._pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
+        self._answering: set[asyncio.Task[None]] = set()
         self._reader = asyncio.ensure_future(self._read())
 
     @classmethod
@@ -50,7 +51,9 @@ class AcpProcess:
             assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", line
             self.received.append(message)
             if "method" in message and "id" in message:
-                asyncio.ensure_future(self._answer(message))
+                task = asyncio.ensure_future(self._answer(message))
+                self._answering.add(task)
+                task.add_done_callback(self._answering.discard)
             elif "method" in message:
                 self.notifications.append(message)
             else:
@@ -75,23 +78,23 @@ class AcpProcess:
         assert self.proc.stdin is not None
         self.proc.stdin.write(data)
 
-    async def call(self, method: str, params: Any, timeout: float = 30) -> dict[str, Any]:
+    async def call(self, method: str, params: Any, wait_s: float = 30) -> dict[str, Any]:
         """The whole answer (result or error)."""
         msg_id = next(self._ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[msg_id] = future
         self.write({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
-        return await asyncio.wait_for(future, timeout)
+        return await asyncio.wait_for(future, wait_s)
 
-    async def request(self, method: str, params: Any, timeout: float = 30) -> Any:
-        answer = await self.call(method, params, timeout)
+    async def request(self, method: str, params: Any, wait_s: float = 30) -> Any:
+        answer = await self.call(method, params, wait_s)
         assert "result" in answer, answer
         return answer["result"]
 
     def notify(self, method: str, params: Any) -> None:
         self.write({"jsonrpc": "2.0", "method": method, "params": params})
 
-    async def next_unsolicited(self, timeout: float = 10) -> dict[str, Any]:
+    async def next_unsolicited(self, wait_s: float = 10) -> dict[str, Any]:
         """Wait for the next answer to a raw line (id null or unknown)."""
         start = len(self.notifications)
 
@@ -102,7 +105,7 @@ class AcpProcess:
                         return message
                 await asyncio.sleep(0.01)
 
-        return await asyncio.wait_for(wait(), timeout)
+        return await asyncio.wait_for(wait(), wait_s)
 
     def updates(self, session_id: str) -> list[dict[str, Any]]:
         return [

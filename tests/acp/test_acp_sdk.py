@@ -31,9 +31,7 @@ def sdk_installed() -> Path:
     lock = HERE / "package-lock.json"
     if not marker.exists() or marker.stat().st_mtime < lock.stat().st_mtime:
         assert NPM is not None
-        subprocess.run(
-            [NPM, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE, check=True, timeout=600
-        )
+        subprocess.run([NPM, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE, check=True, timeout=600)
     return HERE
 
 
@@ -106,9 +104,7 @@ def test_official_sdk_drives_whole_sessions(sdk_installed: Path, tmp_path: Path)
     assert {"mode", "model", "sessions"} <= set(summary["commands"])
     assert summary["helloChunks"] > 1, "the answer was streamed in pieces"
     assert summary["usage"] >= 1
-    assert {"user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update"} <= set(
-        summary["replayKinds"]
-    )
+    assert {"user_message_chunk", "agent_message_chunk", "tool_call", "tool_call_update"} <= set(summary["replayKinds"])
     # The permission request shows what will change.
     shown = summary["editPermission"]
     assert shown["kind"] == "edit"

@@ -1,0 +1,246 @@
+"""`agent-server acp` at the edges, with the real process on stdio: bad lines, newer protocol versions, unknown
+sessions and fields, cancel during a permission question, huge prompts, the LLM server down."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.acp.ndjson_client import AcpProcess
+from tests.acp_schema import validate
+from tests.fakes.fake_llm import FakeLLMServer, Reply
+
+Start = Callable[..., Awaitable[AcpProcess]]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "main.py").write_text("print('hi')\n")
+    return root
+
+
+@pytest.fixture
+async def start(tmp_path: Path, fake_llm: FakeLLMServer) -> AsyncIterator[Start]:
+    procs: list[AcpProcess] = []
+
+    async def run(base_url: str | None = None, model: str | None = None) -> AcpProcess:
+        args = ["--provider", "ollama", "--base-url", base_url or fake_llm.url, "--model", model or "qwen3:8b"]
+        env = {
+            "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db"),
+            "AGENT_SERVER_INDEX__ENABLED": "false",
+            "AGENT_SERVER_LLM__TOOL_MODE": "native",
+            "HOME": str(tmp_path),
+        }
+        proc = await AcpProcess.start(args, env, tmp_path)
+        procs.append(proc)
+        return proc
+
+    yield run
+    for proc in procs:
+        await proc.close()
+
+
+async def _init(proc: AcpProcess, **caps: Any) -> dict[str, Any]:
+    result = await proc.request("initialize", {"protocolVersion": 1, "clientCapabilities": caps})
+    validate("InitializeResponse", result)
+    return result  # type: ignore[no-any-return]
+
+
+async def _new(proc: AcpProcess, cwd: Path) -> str:
+    result = await proc.request("session/new", {"cwd": str(cwd), "mcpServers": []})
+    validate("NewSessionResponse", result)
+    return str(result["sessionId"])
+
+
+async def test_bad_lines_get_json_rpc_errors_and_the_agent_keeps_serving(start: Start, workspace: Path) -> None:
+    proc = await start()
+    cases: list[tuple[bytes, int, Any]] = [
+        (b"this is not json\n", -32700, None),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "initialize"\n', -32700, None),  # cut short
+        (b"[1, 2, 3]\n", -32600, None),  # ACP has no batches
+        (b"42\n", -32600, None),
+        (b'{"id": 7, "method": "initialize", "params": {}}\n', -32600, 7),  # no "jsonrpc": "2.0"
+        (b'{"jsonrpc": "2.0", "id": 8, "method": 5}\n', -32600, 8),
+        (b'{"jsonrpc": "2.0", "id": 9, "method": "session/new", "params": [1]}\n', -32602, 9),
+        (b'{"jsonrpc": "2.0", "id": 10, "method": "agent/session/new", "params": {}}\n', -32601, 10),
+        (b'{"jsonrpc": "2.0", "id": 11, "method": "session/new", "params": {"cwd": 3}}\n', -32602, 11),
+    ]
+    for line, code, msg_id in cases:
+        proc.raw(line)
+        answer = await proc.next_unsolicited()
+        proc.notifications.remove(answer)
+        assert answer["error"]["code"] == code, (line, answer)
+        assert answer["id"] == msg_id, (line, answer)
+    proc.raw(b"\n\r\n   \n")  # blank lines are nothing, not errors
+    proc.raw(b'{"jsonrpc": "2.0", "method": "no/such/notification", "params": {}}\n')  # no answer
+    assert (await _init(proc))["protocolVersion"] == 1
+    assert not [m for m in proc.notifications if "error" in m]
+
+
+async def test_newer_protocol_version_and_unknown_fields(start: Start, workspace: Path) -> None:
+    proc = await start()
+    result = await proc.request(
+        "initialize",
+        {
+            "protocolVersion": 99,
+            "clientCapabilities": {"fs": {"readTextFile": True, "future": 1}, "somethingNew": {"x": True}},
+            "clientInfo": {"name": "future-editor", "version": "9", "extra": []},
+            "aNewTopLevelField": "ignored",
+        },
+    )
+    assert result["protocolVersion"] == 1
+    caps = result["agentCapabilities"]
+    assert caps["loadSession"] is True
+    assert caps["promptCapabilities"] == {"image": False, "audio": False, "embeddedContext": True}
+    assert {"list", "delete", "resume", "close"} <= set(caps["sessionCapabilities"])
+    assert result["authMethods"] == []
+    new = await proc.request("session/new", {"cwd": str(workspace), "mcpServers": [], "someDraftField": {"a": 1}})
+    assert new["sessionId"].startswith("sess_")
+
+
+async def test_unknown_session_is_a_clear_error(start: Start, workspace: Path) -> None:
+    proc = await start()
+    await _init(proc)
+    for method, params in [
+        ("session/prompt", {"sessionId": "sess_nope", "prompt": [{"type": "text", "text": "hi"}]}),
+        ("session/load", {"sessionId": "sess_nope", "cwd": str(workspace), "mcpServers": []}),
+        ("session/resume", {"sessionId": "sess_nope", "cwd": str(workspace)}),
+        ("session/set_mode", {"sessionId": "sess_nope", "modeId": "ask"}),
+        ("session/set_config_option", {"sessionId": "sess_nope", "configId": "mode", "value": "ask"}),
+        ("session/delete", {"sessionId": "sess_nope"}),
+        ("session/close", {"sessionId": "sess_nope"}),
+    ]:
+        answer = await proc.call(method, params)
+        assert answer["error"]["code"] == -32002, (method, answer)
+        assert answer["error"]["data"] == {"sessionId": "sess_nope"}
+        assert "sess_nope" in answer["error"]["message"]
+    proc.notify("session/cancel", {"sessionId": "sess_nope"})  # a notification: logged, never answered
+    assert (await proc.request("session/list", {}))["sessions"] == []
+
+
+async def test_bad_mode_and_option_values_are_invalid_params(start: Start, workspace: Path) -> None:
+    proc = await start()
+    await _init(proc)
+    sid = await _new(proc, workspace)
+    for method, params in [
+        ("session/set_mode", {"sessionId": sid, "modeId": "yolo"}),
+        ("session/set_config_option", {"sessionId": sid, "configId": "mode", "value": "yolo"}),
+        ("session/set_config_option", {"sessionId": sid, "configId": "model", "value": "no-such-model"}),
+        ("session/set_config_option", {"sessionId": sid, "configId": "temperature", "value": "hot"}),
+    ]:
+        answer = await proc.call(method, params)
+        assert answer["error"]["code"] == -32602, (method, answer)
+    # A slash command with a bad argument answers in the conversation.
+    result = await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "/mode x"}]})
+    assert result == {"stopReason": "end_turn"}
+    said = "".join(u["content"]["text"] for u in proc.updates(sid) if u["sessionUpdate"] == "agent_message_chunk")
+    assert "unknown mode 'x'" in said
+
+
+async def test_cancel_while_the_client_is_asked_ends_the_turn_as_cancelled(
+    start: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    proc = await start()
+    await _init(proc)
+    sid = await _new(proc, workspace)
+    asked = asyncio.Event()
+    answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+
+    async def permission(params: dict[str, Any]) -> dict[str, Any]:
+        validate("RequestPermissionRequest", params)
+        asked.set()
+        return await answer  # as ACP asks: after session/cancel the client answers "cancelled"
+
+    proc.answers["session/request_permission"] = permission
+    fake_llm.script(Reply.tool_call("write_file", {"path": "x.txt", "content": "no\n"}), Reply.text("never"))
+    prompt = asyncio.ensure_future(
+        proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "write x"}]})
+    )
+    await asyncio.wait_for(asked.wait(), 30)
+    proc.notify("session/cancel", {"sessionId": sid})
+    answer.set_result({"outcome": {"outcome": "cancelled"}})
+    assert await asyncio.wait_for(prompt, 30) == {"stopReason": "cancelled"}
+    assert not (workspace / "x.txt").exists()
+    # The session goes on.
+    fake_llm.script(Reply.text("still here"))
+    again = await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]})
+    assert again == {"stopReason": "end_turn"}
+
+
+async def test_a_prompt_bigger_than_a_pipe_buffer_is_one_message(
+    start: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    proc = await start()
+    await _init(proc)
+    sid = await _new(proc, workspace)
+    big = "".join(f"line {i}: {'x' * 60}\n" for i in range(5000))  # ~350 KB on one JSON line
+    fake_llm.script(Reply.text("got it"))
+    prompt = [
+        {"type": "text", "text": "Summarize this file"},
+        {"type": "resource", "resource": {"uri": (workspace / "big.txt").as_uri(), "text": big}},
+    ]
+    validate("PromptRequest", {"sessionId": sid, "prompt": prompt})
+    assert await proc.request("session/prompt", {"sessionId": sid, "prompt": prompt}) == {"stopReason": "end_turn"}
+    sent = json.dumps(fake_llm.chat_requests()[-1].json)
+    assert "Summarize this file" in sent and "line 0: xxx" in sent  # the resource arrived whole enough to use
+
+
+async def test_sessions_open_while_the_llm_server_is_down(start: Start, workspace: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    proc = await start(base_url=f"http://127.0.0.1:{port}", model="configured:7b")
+    await _init(proc)
+    result = await proc.request("session/new", {"cwd": str(workspace), "mcpServers": []})
+    validate("NewSessionResponse", result)
+    model = next(o for o in result["configOptions"] if o["category"] == "model")
+    assert model["currentValue"] == "configured:7b"
+    answer = await proc.call(
+        "session/prompt", {"sessionId": result["sessionId"], "prompt": [{"type": "text", "text": "hi"}]}
+    )
+    assert answer["error"]["code"] == -32010
+    assert str(port) in answer["error"]["message"]
+
+
+async def test_delete_then_load_fails_and_list_forgets_it(
+    start: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    proc = await start()
+    await _init(proc)
+    sid = await _new(proc, workspace)
+    fake_llm.script(Reply.text("hello"))
+    await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "remember me"}]})
+    listed = await proc.request("session/list", {"cwd": str(workspace)})
+    validate("ListSessionsResponse", listed)
+    assert [s["title"] for s in listed["sessions"]] == ["remember me"]
+    assert await proc.request("session/delete", {"sessionId": sid}) == {}
+    assert (await proc.request("session/list", {"cwd": str(workspace)}))["sessions"] == []
+    answer = await proc.call("session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
+    assert answer["error"]["code"] == -32002
+
+
+async def test_nothing_but_json_rpc_on_stdout_even_from_child_processes(
+    start: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    proc = await start()
+    await _init(proc)
+    sid = await _new(proc, workspace)
+    proc.answers["session/request_permission"] = _allow
+    fake_llm.script(Reply.tool_call("run_command", {"command": "echo to-the-pipe; echo to-tty >/dev/stdout"}))
+    fake_llm.script(Reply.text("done"))
+    await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "run"}]})
+    # Every line the reader saw parsed as JSON-RPC (it asserts); the command's output is in the tool result.
+    results = [u for u in proc.updates(sid) if u["sessionUpdate"] == "tool_call_update" and u.get("content")]
+    assert "to-the-pipe" in json.dumps(results)
+
+
+async def _allow(params: dict[str, Any]) -> dict[str, Any]:
+    return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
