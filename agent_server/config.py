@@ -3,13 +3,15 @@
     built-in defaults < user file (~/.config/agent-server/config.toml) < workspace .agent-server.toml
     < AGENT_SERVER_* environment < LSP initializationOptions / workspace/configuration < CLI flags
 
-Every source is a nested dict; keys may be snake_case or camelCase (`baseUrl` == `base_url`). A bad value
-raises `ConfigError` naming the dotted key and the expected form.
+Every source is a nested dict; keys may be snake_case or camelCase (`baseUrl` == `base_url`). `build` raises
+`ConfigError` naming the dotted key and the expected form; `load` (through `config_layers`) skips each bad key
+alone and applies the workspace file's risky keys only in a trusted workspace (`trust.py`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import tomllib
@@ -22,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .errors import ConfigError
 
 ENV_PREFIX = "AGENT_SERVER_"
+log = logging.getLogger(__name__)
 
 
 class Section(BaseModel):
@@ -259,11 +262,12 @@ def load(
     environ: dict[str, str] | None = None,
     user_file: Path | None = None,
 ) -> Settings:
-    """All layers, in contract order."""
-    layers = [read_toml(user_file or user_config_path())]
-    if workspace is not None:
-        layers.append(read_toml(workspace / ".agent-server.toml"))
-    layers.append(from_env(environ))
-    layers.append(client_options or {})
-    layers.append(cli_overrides or {})
-    return build(*layers)
+    """All layers, in contract order, the way every face must read them: each bad key is logged and skipped, and
+    the workspace file's risky keys apply only in a trusted workspace. Faces that show the problems to the user
+    call `config_layers.load_layers` and use its `issues` and `withheld` instead."""
+    from .config_layers import load_layers  # it builds on this module
+
+    loaded = load_layers(workspace, client_options, cli_overrides, environ, user_file)
+    for notice in loaded.notices():
+        log.warning("%s", notice)
+    return loaded.settings

@@ -71,9 +71,12 @@ def test_doctor_names_a_missing_model(fake_llm: FakeLLMServer, workspace: Path) 
 
 
 def test_bad_setting_is_one_clear_line(workspace: Path) -> None:
+    # The bad key is named and skipped; the chat goes on (and here stops only because no LLM server runs).
     proc = run("chat", "-w", str(workspace), "hi", env={"AGENT_SERVER_AGENT__MAX_ROUNDS": "lots"})
-    assert proc.returncode == 2
-    assert proc.stderr.strip().startswith("agent-server: configuration error at 'agent.max_rounds'")
+    first = proc.stderr.strip().splitlines()[0]
+    assert first.startswith("agent-server: environment (AGENT_SERVER_AGENT__MAX_ROUNDS): agent.max_rounds:")
+    assert "'lots'" in first and "(ignored)" in first
+    assert "cannot reach the LLM server" in proc.stderr and proc.returncode == 1
     assert "Traceback" not in proc.stderr
 
 
