@@ -11,7 +11,7 @@ from typing import Any
 from . import __version__, logging_setup
 from . import config as config_mod
 from .config_layers import LoadResult, load_layers, settle_trust
-from .errors import AgentServerError, ConfigError
+from .errors import AgentServerError, ConfigError, StoreError
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -87,7 +87,12 @@ def cmd_chat(args: argparse.Namespace) -> int:
         settings = loaded.settings
         logging_setup.setup(settings.log.level, settings.log.file)
         logging_setup.remember_secrets(logging_setup.secrets_in(settings))
-        service = AgentService(settings, [workspace], client)
+        try:
+            service = AgentService(settings, [workspace], client)
+        except StoreError as exc:  # an unusable store.path: the default store, reported like any bad key
+            loaded.use_default_store(exc)
+            await notify(str(loaded.issues[-1]))
+            service = AgentService(loaded.settings, [workspace], client)
         try:
             if args.session:
                 # Resume a conversation started anywhere (an editor, another terminal): show it, then go on.

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from . import config as config_mod
 from . import trust
-from .config import Settings
+from .config import Settings, StoreConfig
 from .errors import AgentServerError
 
 WORKSPACE_FILE = ".agent-server.toml"
@@ -71,6 +71,11 @@ class LoadResult:
         if not self.withheld or self.config_file is None or self.workspace is None:
             return None
         return trust.ignored_notice(self.config_file, self.withheld, self.workspace)
+
+    def use_default_store(self, error: Exception) -> None:
+        """The configured store cannot be opened (a bad `store.path`): run on the default store, and say so."""
+        self.issues.append(ConfigIssue("session store", "store.path", f"{error}; the default store is used"))
+        self.settings = self.settings.model_copy(update={"store": StoreConfig()})
 
     def notices(self) -> list[str]:
         """Everything the user should see: the bad keys, then what waits for trust."""

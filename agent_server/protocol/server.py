@@ -25,6 +25,7 @@ from ..agent.service import AgentService
 from ..config import Settings
 from ..config_layers import LoadResult, load_layers
 from ..config_layers import settle_trust as settle_workspace_trust
+from ..errors import StoreError
 from . import checkpoint_methods
 from . import params as method_params
 from .errors import INVALID_PARAMS, RpcError, to_rpc_error
@@ -172,11 +173,16 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
         roots = server.workspace_roots()
         # Each layer and each key fails alone (reported at `initialized`); risky workspace keys wait for trust.
         server.client_options = _settings_part(options)
-        server.loaded = _load_config(server)
-        server.settings = server.loaded.settings
+        server.loaded = loaded = _load_config(server)
+        server.settings = loaded.settings
         server.client.configure(params.capabilities, options)
         logging_setup.remember_secrets(logging_setup.secrets_in(server.settings))
-        server.agent = AgentService(server.settings, roots, server.client)
+        try:
+            server.agent = AgentService(server.settings, roots, server.client)
+        except StoreError as exc:  # an unusable store.path must not fail initialize: the default store, reported
+            loaded.use_default_store(exc)
+            server.settings = loaded.settings
+            server.agent = AgentService(server.settings, roots, server.client)
 
     async def pull_configuration() -> None:
         """Settings from `workspace/configuration` (section "agentServer") sit above initializationOptions."""

@@ -42,7 +42,7 @@ class Database:
             self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute(f"PRAGMA synchronous = {synchronous}")
             self._conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:  # OSError: a parent directory that cannot be made
             raise StoreError(f"cannot open the session store at {path}: {exc}") from exc
         self._busy_timeout_ms = int(busy_timeout_ms)
         self._lock = threading.RLock()

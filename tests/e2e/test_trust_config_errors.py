@@ -130,3 +130,11 @@ async def test_a_bad_key_in_workspace_configuration_keeps_the_rest(
     sid = await new_session(client, workspace)
     assert await prompt(client, sid, "hi") == "end_turn"
     assert two_models.chat_requests()[-1].json["model"] == CHOSEN
+
+
+async def test_a_store_path_that_cannot_be_opened(launch: Launch, workspace: Path, two_models: FakeLLMServer) -> None:
+    client = await launch(env={"AGENT_SERVER_STORE__PATH": "/proc/no-such-dir/agent.db"})
+    assert await initialize_and_chat(client, workspace, editor_options(two_models), two_models) == CHOSEN
+    await client.wait_for(lambda: any("store.path" in m for m in messages(client)))
+    notice = next(m for m in messages(client) if "store.path" in m)
+    assert "/proc/no-such-dir/agent.db" in notice and "default store" in notice
