@@ -17,20 +17,25 @@ from .. import acp
 from ..config import Settings
 from ..context import (
     TokenCounter,
+    answer_reserve,
     check_budget,
     choose_num_ctx,
     compact,
     context_window,
+    estimate_message,
     estimate_messages,
     estimate_tools,
     is_overflow,
     prune_tool_results,
     summarizer_prompt,
 )
+from ..context.tokens import CHARS_PER_TOKEN
 from ..errors import ContextOverflowError
 from ..llm.base import ChatRequest, GenerationOptions, ModelInfo, Provider, ToolSpec
 from ..llm.prompt_tool_mode import render_tool_prompt
 from ..messages import Message, TextDelta, Usage
+from ..tools.base import PAGE_CHARS
+from . import prompts
 
 if TYPE_CHECKING:
     from .loop import Turn
@@ -38,6 +43,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 LOOP_CONTROL = {"task_completion", "ask_question", "update_plan"}
 FEW_TOOLS = 6
+# When the system prompt and every tool definition would take more than this share of what the window holds
+# besides the answer, the turn starts with fewer tools and the short system prompt (measured each turn).
+FIXED_SHARE = 0.4
+# A tool result may take this share of the room left after the fixed part: a read returns a page that fits,
+# and the next round's compaction has room to work.
+PAGE_SHARE = 0.33
+MIN_PAGE_CHARS = 600
 _counters: dict[str, TokenCounter] = {}  # per model: calibration outlives sessions
 
 
@@ -62,6 +74,8 @@ class ContextStep:
         self._estimated = 0
         self._num_ctx: int | None = None
         self._turn: Turn | None = None
+        self.tight: bool | None = None  # decided at the first round: few tools and the short system prompt
+        self.page_chars: int | None = None  # the tools' page budget for this round
 
     @property
     def prompt_tools(self) -> bool:
@@ -71,41 +85,70 @@ class ContextStep:
             return mode == "prompt"
         return self.model_info is not None and self.model_info.supports_tools is False
 
+    def _fixed(self, system: str, specs: list[ToolSpec]) -> int:
+        """The part of every prompt that compaction cannot shrink: the system prompt and the tool definitions."""
+        tools = 0 if self.prompt_tools else estimate_tools(specs)
+        return self.counter.scale(estimate_message(Message(role="system", content=system))) + tools
+
+    def _system(self, turn: Turn, specs: list[ToolSpec]) -> str:
+        system = self.system_prompt
+        if self.tight and self.settings.agent.system_prompt is None:
+            system = prompts.system_prompt(turn.session.cwd, self.settings.agent.profile, None, short=True)
+        if self.prompt_tools:
+            system += "\n\n" + render_tool_prompt(specs)
+        return system
+
     async def prepare(self, turn: Turn) -> tuple[list[Message], list[ToolSpec], int | None]:
         self._turn = turn
         if turn.session.window and turn.session.window < self.window:
             self.window = turn.session.window
-        specs = await self.select_tools(turn)
-        system = self.system_prompt
-        if self.prompt_tools:
-            system += "\n\n" + render_tool_prompt(specs)
-        never = {t for t in turn.tools.names() if getattr(turn.tools.get(t), "never_compress", False)}
         cfg = self.settings.context
+        reserve = answer_reserve(self.window, cfg.min_remaining)
+        specs = await self.select_tools(turn, FEW_TOOLS if self.tight else None)
+        if self.tight is None:
+            # Measured once per turn, so the prompt prefix (system prompt + tools) stays the same every round.
+            self.tight = len(specs) > FEW_TOOLS and self._fixed(self.system_prompt, specs) > FIXED_SHARE * (
+                self.window - reserve
+            )
+            if self.tight:
+                specs = await self.select_tools(turn, FEW_TOOLS)
+        system = self._system(turn, specs)
+        never = {t for t in turn.tools.names() if getattr(turn.tools.get(t), "never_compress", False)}
         history = prune_tool_results(turn.session.history, cfg.keep_full_turns, cfg.old_result_chars, never)
         messages = [Message(role="system", content=system), *history]
         extra = 0 if self.prompt_tools else estimate_tools(specs)
         messages = await self._fit(turn, messages, extra, never, force=self.force_compaction)
         self.force_compaction = False
         self._estimated = self.counter.scale(estimate_messages(messages)) + extra
-        if not check_budget(self._estimated, self.window, cfg.min_remaining).ok:
-            # Under the 70% trigger but too close to the edge to leave room for an answer: compact now.
-            messages = await self._fit(turn, messages, extra, never, force=True)
-            self._estimated = self.counter.scale(estimate_messages(messages)) + extra
         if not check_budget(self._estimated, self.window, cfg.min_remaining).ok and len(specs) > FEW_TOOLS:
-            # Small windows cannot afford every tool definition: offer only the most relevant few.
+            # Small windows cannot afford every tool definition: offer only the most relevant few (from now on).
+            self.tight = True
             specs = await self.select_tools(turn, FEW_TOOLS)
             extra = 0 if self.prompt_tools else estimate_tools(specs)
+            messages[0] = Message(role="system", content=self._system(turn, specs))
+            self._estimated = self.counter.scale(estimate_messages(messages)) + extra
+        if not check_budget(self._estimated, self.window, cfg.min_remaining).ok:
+            # Under the 70% trigger but too close to the edge to leave room for an answer: compact now. This
+            # shrinks the turn in progress too, down to cutting a message bigger than the window, so a session
+            # never stays stuck over its window.
+            messages = await self._fit(turn, messages, extra, never, force=True)
             self._estimated = self.counter.scale(estimate_messages(messages)) + extra
         if not check_budget(self._estimated, self.window, cfg.min_remaining).ok:
             raise ContextOverflowError(
                 f"the conversation needs {self._estimated} tokens but the model's window is {self.window} "
-                f"(keeping {cfg.min_remaining} free for the answer); start a new session or raise llm.context_length",
+                f"(keeping {reserve} free for the answer); the system prompt and tool definitions alone take "
+                f"{self._fixed(system, specs)}: raise llm.context_length, or use fewer tools or a shorter "
+                "agent.system_prompt",
                 self._estimated,
                 self.window,
             )
+        # The tools' page budget: a share of what the window holds besides the fixed part and the answer.
+        room = max(0, self.window - reserve - self._fixed(system, specs))
+        self.page_chars = max(MIN_PAGE_CHARS, int(PAGE_SHARE * room * CHARS_PER_TOKEN / self.counter.ratio))
+        PAGE_CHARS.set(self.page_chars)
         if self.provider_name == "ollama":
             # Ollama silently truncates at its small default num_ctx: always send one, from a fixed ladder.
-            wanted = min(self._estimated + cfg.min_remaining, self.window)
+            wanted = min(self._estimated + reserve, self.window)
             self._num_ctx = choose_num_ctx(self.window, wanted, turn.session.num_ctx)
             turn.session.num_ctx = self._num_ctx
         if self.prompt_tools:

@@ -15,6 +15,13 @@ Rules:
 - If you really need information only the user has, call ask_question.
 Platform: {platform}."""
 
+# For windows where the tool definitions and the full prompt would take most of the room (measured, not guessed:
+# see ContextStep): the same rules, fewer words.
+SHORT_SYSTEM_PROMPT = """You are agent-server, a coding agent for the project at {root} ({platform}).
+Use your tools to read, search and change files and run commands; paths are relative to the project root.
+Do the work instead of describing it; long results come in pages (ask for the next one only if you need it).
+When done, answer with a short summary."""
+
 TASK_PROFILE = """
 This session requires you to call task_completion with a summary when the task is finished."""
 
@@ -36,9 +43,10 @@ FORCE_SUMMARY = (
 )
 
 
-def system_prompt(root: Path, profile: str, custom: str | None) -> str:
-    """Stable across the rounds of a session (the server's KV cache survives)."""
-    text = custom or SYSTEM_PROMPT.format(root=root, platform=platform.system())
+def system_prompt(root: Path, profile: str, custom: str | None, short: bool = False) -> str:
+    """Stable across the rounds of a session (the server's KV cache survives). `short`: the small-window variant."""
+    template = SHORT_SYSTEM_PROMPT if short else SYSTEM_PROMPT
+    text = custom or template.format(root=root, platform=platform.system())
     if profile == "task":
         text += TASK_PROFILE
     return text

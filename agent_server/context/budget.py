@@ -6,6 +6,16 @@ from dataclasses import dataclass
 
 from .. import acp
 
+# The answer's share of a small window: 1,500 tokens held back in a 4,096-token window would leave the
+# conversation too little; a fifth still fits a few paragraphs or a tool call with its arguments.
+RESERVE_FRACTION = 0.2
+MIN_RESERVE = 256
+
+
+def answer_reserve(window: int, min_remaining: int = 1500) -> int:
+    """Tokens kept free for the answer: a fifth of the window, at most `context.min_remaining`."""
+    return max(0, min(min_remaining, max(MIN_RESERVE, int(window * RESERVE_FRACTION))))
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -28,10 +38,13 @@ class Budget:
 
 
 def check_budget(prompt_tokens: int, window: int, min_remaining: int = 1500) -> Budget:
-    """`prompt_tokens` is the whole estimated prompt: system prompt, history and tool definitions."""
+    """`prompt_tokens` is the whole estimated prompt: system prompt, history and tool definitions.
+
+    The reserve is `answer_reserve(window, min_remaining)`: it scales down with small windows.
+    """
     if window <= 0:
         raise ValueError(f"context window must be positive, got {window}")
-    return Budget(window=window, used=max(0, prompt_tokens), min_remaining=min_remaining)
+    return Budget(window=window, used=max(0, prompt_tokens), min_remaining=answer_reserve(window, min_remaining))
 
 
 def usage(used: int, size: int) -> acp.UsageUpdate:

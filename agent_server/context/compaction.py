@@ -9,8 +9,10 @@ Order of work, cheapest loss first:
    does (and is then used for the rest of the pass), so recovery never depends on another LLM call;
 3. still over: the oldest whole turns are evicted into a session summary (files read and modified, commands,
    decisions, open todos) that sits in one system message right after the fixed system prompt;
-4. still over: tool results inside the protected pairs are cut, as a last resort.
-Whole turns are evicted, so an assistant tool call never loses its result, nor a result its call.
+4. still over: the recent part (the protected pairs and the turn in progress, which is never summarized) is
+   shrunk by `shrink.shrink_recent`: older results to outlines or heads, older call arguments to stubs, the
+   oldest rounds into the session summary, and as a last resort the latest round cut to fit the window.
+Whole turns or rounds are evicted, so an assistant tool call never loses its result, nor a result its call.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from typing import Any
 
 from ..config import ContextConfig
 from ..messages import Message, ToolCall
+from .budget import answer_reserve
 from .notes import SUMMARY, SessionNotes, summary_message
 from .pruning import cut
+from .shrink import Shrink, shrink_recent
 from .tokens import CHARS_PER_TOKEN, TokenCounter, estimate_message
 
 Summarizer = Callable[[str, int], Awaitable[str]]
@@ -42,7 +46,8 @@ class CompactionResult:
     summarized: int = 0  # older messages rewritten as summaries
     fallbacks: int = 0  # of those, how many by truncation (no summarizer, or it failed / timed out)
     evicted: int = 0  # messages removed into the session summary
-    truncated_recent: int = 0  # tool results inside the protected pairs cut as a last resort
+    truncated_recent: int = 0  # recent tool results shortened (outline or head)
+    shrink: Shrink = field(default_factory=Shrink)  # what happened to the recent part and the turn in progress
     summary: str | None = None  # the session summary text (already placed in `messages`)
     errors: list[str] = field(default_factory=list)
 
@@ -58,6 +63,12 @@ class CompactionResult:
             parts.append(f"{self.evicted} messages moved into the session summary")
         if self.truncated_recent:
             parts.append(f"{self.truncated_recent} recent tool results shortened")
+        if self.shrink.arguments:
+            parts.append(f"long arguments of {self.shrink.arguments} tool calls replaced by stubs")
+        if self.shrink.rounds:
+            parts.append(f"{self.shrink.rounds} messages of recent rounds moved into the session summary")
+        if self.shrink.cut:
+            parts.append(f"{self.shrink.cut} messages too big for the window cut")
         return ", ".join(parts)
 
 
@@ -213,19 +224,21 @@ async def compact(
         return scale(sum(size(m) for m in msgs)) + extra_tokens
 
     before = total(messages)
-    if not force and before <= settings.compact_at * window:
-        return CompactionResult(list(messages), False, before, before)
     # The fixed part (system prompt, tool definitions) cannot shrink: aim at a share of what is left above it,
     # and always leave room for the answer.
     fixed = total([m for m in messages if m.role == "system" and not m.meta.get(SUMMARY)][:1])
+    hard = window - answer_reserve(window, settings.min_remaining)  # the prompt must fit under this
     target = settings.compact_to * window
-    # What the turn in progress may be cut to reach: the target, except in small windows, where only a prompt
-    # that leaves no room for the answer justifies losing what the model read moments ago.
-    turn_limit = target
+    trigger = settings.compact_at * window
+    recent_goal = target
     if fixed > target - 0.1 * window:  # a small window: 40% would leave no room for the conversation
-        target = min(fixed + settings.compact_to * max(0, window - fixed), window - settings.min_remaining)
-        # Tool definitions can be dropped (the caller offers fewer tools) before the model's fresh results are.
-        turn_limit = window - settings.min_remaining + extra_tokens
+        target = min(fixed + settings.compact_to * max(0, window - fixed), hard)
+        # Compact only when the prompt would not fit, and then well below the limit, so that the next rounds
+        # append to an unchanged prefix (the server's prompt cache) instead of compacting every round.
+        trigger = hard
+        recent_goal = fixed + 0.5 * max(0, target - fixed)
+    if not force and before <= trigger:
+        return CompactionResult(list(messages), False, before, before)
 
     notes = SessionNotes()
     head: list[Message] = []
@@ -240,6 +253,10 @@ async def compact(
         else:
             body.append(m)
     start = protected_start(body, settings.keep_pairs)
+    # The turn in progress is never summarized (its request and fresh results are what the model works on):
+    # `shrink_recent` handles it, round by round.
+    request = max((i for i, m in enumerate(body) if m.role == "user" and not m.meta.get("nudge")), default=start)
+    start = min(start, request)
     old, tail = body[:start], body[start:]
     calls = {c.id: c for m in body for c in m.tool_calls}
 
@@ -278,25 +295,17 @@ async def compact(
         result.evicted += len(evicted)
         old = [m for t in turns for m in t]
 
-    # 4. last resort: shorten tool results inside the protected pairs, oldest first: earlier turns before the
-    # turn in progress, and never the results the model has not seen yet (after its last message).
-    current_turn = max((i for i, m in enumerate(tail) if m.role == "user"), default=len(tail))
-    last_answer = max((i for i, m in enumerate(tail) if m.role == "assistant"), default=-1)
-    for first, stop, limit in ((0, current_turn, target), (current_turn, last_answer, turn_limit)):
-        for i in range(first, max(first, stop)):
-            m = tail[i]
-            if total(current()) <= limit:
-                break
-            if (
-                m.role == "tool"
-                and (m.tool_name or "") not in never_compress
-                and len(m.content) > settings.old_result_chars
-                and not m.meta.get(COMPACTED)
-            ):
-                tail[i] = replace(
-                    m, content=cut(m.content, settings.old_result_chars), meta={**m.meta, COMPACTED: True}
-                )
-                result.truncated_recent += 1
+    # 4. the recent part: older results, older arguments, oldest rounds, and only then the latest round
+    if total(current()) > recent_goal:
+        head_part = [*head]
+
+        def prompt_size(recent: list[Message]) -> int:
+            summary = [summary_message(notes)] if notes.render() else []
+            return total([*head_part, *summary, *old, *recent])
+
+        tail, result.shrink = shrink_recent(tail, int(recent_goal), hard, prompt_size, notes.add, never_compress)
+        result.truncated_recent = result.shrink.results
+        result.evicted += result.shrink.rounds
 
     result.messages = current()
     result.tokens_after = total(result.messages)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,6 +31,11 @@ class ToolResult:
     plan: list[acp.PlanEntry] | None = None
 
 
+# The page budget of the turn running in this task (set by the context step before each round), so a
+# ToolContext built anywhere in the turn knows how big a result may be without every caller passing it.
+PAGE_CHARS: ContextVar[int | None] = ContextVar("page_chars", default=None)
+
+
 @dataclass
 class ToolContext:
     """Everything a tool may touch. Paths go through `workspace` (the sandbox)."""
@@ -38,6 +44,10 @@ class ToolContext:
     roots: list[Path]  # workspace roots; the first is the session cwd
     client: AgentClient
     services: dict[str, Any] = field(default_factory=dict)  # e.g. {"index": ..., "store": ...}
+    # How many characters a result may have to fit the model's window (None: no limit beyond the registry's).
+    # Tools that can page (read_file, search_text, run_command, MCP results) return a page of this size with
+    # a marker saying how to get the rest, instead of a result that would be cut later.
+    page_chars: int | None = field(default_factory=PAGE_CHARS.get)
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[ToolResult]]

@@ -117,6 +117,7 @@ def builtin_tools(config: ToolsConfig | Settings | None = None) -> list[Tool]:
                     "pattern": {"type": "string", "description": "Python regular expression."},
                     "path": {**_PATH, "description": "File or folder to search (default: the whole workspace)."},
                     "glob": {"type": "string", "description": "Only files whose path matches this glob."},
+                    "skip": {"type": "integer", "minimum": 0, "description": "Skip this many matches (next page)."},
                 },
                 ["pattern"],
             ),

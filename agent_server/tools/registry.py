@@ -11,6 +11,7 @@ from jsonschema.exceptions import best_match
 from ..errors import ToolError
 from ..llm.base import ToolSpec
 from .base import Tool, ToolContext, ToolResult
+from .spill import read_output_tool, spill_page
 
 DEFAULT_RESULT_LIMIT = 6000
 
@@ -66,6 +67,9 @@ class ToolRegistry:
         if tool.name in self._tools and not replace:
             raise ValueError(f"a tool named '{tool.name}' is already registered")
         self._tools[tool.name] = tool
+        if tool.source != "builtin" and "read_output" not in self._tools:
+            # Long results of MCP tools are paged; this is how the model reads the rest (see spill.py).
+            self._tools["read_output"] = read_output_tool()
 
     def unregister(self, name: str) -> bool:
         return self._tools.pop(name, None) is not None
@@ -100,11 +104,17 @@ class ToolRegistry:
         problem = validate(tool, arguments)
         if problem is not None:
             return ToolResult(text=f"Error: invalid arguments for {name}: {problem}", is_error=True)
+        cap = self.result_limit if limit is None else limit
+        page = min(ctx.page_chars or cap, cap)
+        ctx.page_chars = page  # tools that page aim under the registry's cut
         try:
             result = await tool.handler(ctx, arguments)
         except ToolError as exc:
             result = ToolResult(text=f"Error: {exc}", is_error=True)
         except Exception as exc:  # a tool bug must not end the turn; the model sees what went wrong
             result = ToolResult(text=f"Error: {type(exc).__name__}: {exc}", is_error=True)
-        result.text = truncate(result.text, self.result_limit if limit is None else limit)
+        if tool.source != "builtin" and not result.is_error:
+            # MCP results cannot be asked for again by range: page them, keeping the whole for read_output.
+            result.text = spill_page(ctx.session_id, f"{name} result", result.text, page)
+        result.text = truncate(result.text, page)
         return result

@@ -43,11 +43,14 @@ async def find_files(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     return ToolResult(text=await asyncio.to_thread(_find, ctx, pattern))
 
 
-def _search(ctx: ToolContext, regex: re.Pattern[str], start: Path, glob: str | None) -> str:
+def _search(ctx: ToolContext, regex: re.Pattern[str], start: Path, glob: str | None, skip: int = 0) -> str:
     matcher = compile_glob(glob) if glob else None
     hits: list[str] = []
     total = 0
     files_with_hits = 0
+    # A page that fits the model's window (the header and the marker take about 200 characters).
+    room = (ctx.page_chars or 1 << 62) - 200
+    full = False
     for file in iter_files(root_of(ctx.roots, start), start):
         rel = relative(ctx.roots, file)
         if matcher is not None and not matcher.match(rel):
@@ -65,18 +68,29 @@ def _search(ctx: ToolContext, regex: re.Pattern[str], start: Path, glob: str | N
             if regex.search(line):
                 total += 1
                 found_here = True
-                if len(hits) < MATCH_LIMIT:
+                if total > skip and len(hits) < MATCH_LIMIT and not full:
                     shown = line.strip()
                     if len(shown) > LINE_CHARS:
                         shown = shown[:LINE_CHARS] + " …"
-                    hits.append(f"{rel}:{number}: {shown}")
+                    hit = f"{rel}:{number}: {shown}"
+                    if len(hit) + 1 > room and hits:
+                        full = True
+                        continue
+                    room -= len(hit) + 1
+                    hits.append(hit)
         files_with_hits += found_here
     if not hits:
+        if skip and total:
+            return f"No matches for /{regex.pattern}/ after skipping {skip} (there are {total})."
         return f"No matches for /{regex.pattern}/."
     head = f"{total} matches in {files_with_hits} files"
+    if skip:
+        head += f" (matches {skip + 1}-{skip + len(hits)} shown)"
+    rest = total - skip - len(hits)
     more = (
-        f"\n({total - MATCH_LIMIT} more matches not shown; narrow the pattern, path or glob)"
-        if total > len(hits)
+        f"\n({rest} more matches not shown; call search_text again with skip={skip + len(hits)}, "
+        "or narrow the pattern, path or glob)"
+        if rest > 0
         else ""
     )
     return f"{head}:\n" + "\n".join(hits) + more
@@ -88,4 +102,5 @@ async def search_text(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     except re.error as exc:
         raise ToolError(f"invalid regular expression {args['pattern']!r}: {exc}") from None
     start = resolve(ctx.roots, args.get("path") or ".", must_exist=True)
-    return ToolResult(text=await asyncio.to_thread(_search, ctx, regex, start, args.get("glob")))
+    skip = max(0, int(args.get("skip") or 0))
+    return ToolResult(text=await asyncio.to_thread(_search, ctx, regex, start, args.get("glob"), skip))
