@@ -26,6 +26,8 @@ from typing import Any
 
 PLAIN, EXACT, BLANKET = 0, 1, 2
 PARSE_ERROR = "the command does not parse as shell"
+# Judging costs about 5 µs a byte on the event loop; longer commands are asked about without parsing them.
+MAX_JUDGED_BYTES = 64 * 1024
 
 # Programs that run another command, or code given as text: a pattern on their name would allow anything.
 WRAPPERS = frozenset(
@@ -56,7 +58,7 @@ _SAFE_NAME = re.compile(r"\[|[A-Za-z0-9_][A-Za-z0-9_./+@:-]*|[./][A-Za-z0-9_./+@
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 # Backslash before whitespace (an escaped space or a line continuation): tree-sitter has read the `#` after `\ ` as
 # a comment where sh does not. Control characters and non-ASCII spaces: words for sh, maybe separators elsewhere.
-_DOUBTFUL_TEXT = re.compile(r"\\[\s]|[\x00-\x08\x0b-\x1f\x7f]|[^\S \t\n]")
+_DOUBTFUL_TEXT = re.compile(r"\\[\s]|[\x00-\x08\x0b-\x1f\x7f\ud800-\udfff]|[^\S \t\n]")
 # Node types that only group statements; their children are judged.
 _STRUCTURE = frozenset(
     "program list pipeline subshell compound_statement negated_command do_group comment heredoc_start heredoc_end "
@@ -140,7 +142,7 @@ def _word_level(node: Any) -> int:
 
 
 class _Walker:
-    def __init__(self, source: str, base: Path, workspace: Path) -> None:
+    def __init__(self, source: bytes, base: Path, workspace: Path) -> None:
         self.source = source
         self.base = base
         self.workspace = workspace
@@ -306,8 +308,7 @@ class _Walker:
 
     def _check_comment(self, node: Any) -> None:
         start = node.start_byte
-        raw = self.source.encode("utf-8", errors="surrogateescape")
-        before = raw[start - 1 : start] if start else b""
+        before = self.source[start - 1 : start] if start else b""
         if before and before not in (b" ", b"\t", b"\n", b";", b"&", b"|", b"(", b")"):
             self.out.doubts.append("a '#' that may not start a comment")
 
@@ -315,12 +316,18 @@ class _Walker:
 def parse_command(command: str, workspace: Path, cwd: str | None = None) -> ShellCommand:
     """The segments of `command` as run by `sh -c` in `cwd` (relative to `workspace`), with any doubts."""
     base = Path(os.path.normpath(workspace / (cwd or ".")))
-    walker = _Walker(command, base, workspace)
+    source = command.encode("utf-8", errors="surrogatepass")
+    walker = _Walker(source, base, workspace)
     if _DOUBTFUL_TEXT.search(command):
         walker.out.doubts.append("a backslash before whitespace, a line continuation or a control character")
-    tree = _parser().parse(command.encode("utf-8", errors="surrogateescape"))
-    root = tree.root_node
-    walker.visit(root)
+    if len(source) > MAX_JUDGED_BYTES:
+        walker.out.doubts.append(f"the command is longer than {MAX_JUDGED_BYTES} bytes, too long to judge")
+        return walker.out
+    root = _parser().parse(source).root_node
+    try:
+        walker.visit(root)
+    except RecursionError:
+        walker.out.doubts.append("the command is nested too deeply to judge")
     if root.has_error and PARSE_ERROR not in walker.out.doubts:
         walker.out.doubts.append(PARSE_ERROR)
     return walker.out

@@ -278,3 +278,15 @@ def test_property_plain_commands_ride_on_an_allow_for_their_first_word(first: st
     command = " ".join([first, *args])
     assert _decide(approved(ws, first), command, ws) == "allow", command
     assert _decide(ruled(f"{first} *"), command, ws) == "allow", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls \ud800",  # a lone surrogate (JSON can carry one)
+        "echo " + "$(" * 3000 + "x" + ")" * 3000,  # deeper than Python's recursion limit
+        "echo " + "a " * 40_000,  # longer than we parse
+    ],
+)
+def test_hostile_command_text_is_asked_about_not_a_crash(command: str, tmp_path: Path) -> None:
+    assert _decide(ruled(blanket=True), command, tmp_path) == "ask"
