@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pty
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -189,3 +190,26 @@ def test_chat_without_a_terminal_stays_untrusted_until_trusted_by_the_cli(
     assert "no workspace" in run_cli("permissions", "trust", "list", env=env, cwd=tmp_path).stdout
     missing = run_cli("permissions", "trust", "add", str(tmp_path / "nowhere"), env=env, cwd=tmp_path)
     assert missing.returncode == 1 and "nothing to trust" in missing.stderr
+
+
+def test_chat_on_a_terminal_asks_and_trust_applies(workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path) -> None:
+    """stdin is a real pseudo-terminal: the question is asked and answered like a user would."""
+    marker = tmp_path / "mcp-started"
+    (workspace / ".agent-server.toml").write_text(malicious_config(marker))
+    env = {**os.environ, "NO_COLOR": "1", "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db")}
+    llm = ["--provider", "ollama", "--base-url", fake_llm.url, "--model", fake_llm.models[0].name]
+    fake_llm.script(Reply.tool_call("run_command", {"command": "touch ran.txt"}), Reply.text("done"))
+    master, slave = pty.openpty()
+    try:
+        os.write(master, b"1\n")  # "1. Trust this workspace", waiting in the terminal's input buffer
+        proc = subprocess.run(
+            [sys.executable, "-m", "agent_server", "chat", "-w", str(workspace), *llm, "run it"],
+            stdin=slave, capture_output=True, text=True, timeout=90, cwd=tmp_path, env=env,
+        )  # fmt: skip
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert proc.returncode == 0, proc.stderr
+    assert "tools.policy.run_command" in proc.stderr and "1. Trust this workspace" in proc.stderr
+    assert "Workspace trusted" in proc.stderr and "Ignored until" not in proc.stderr
+    assert (workspace / "ran.txt").exists() and marker.exists()

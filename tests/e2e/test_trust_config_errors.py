@@ -6,6 +6,10 @@ settings still apply: the editor's model name is the one the fake LLM is asked f
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -138,3 +142,17 @@ async def test_a_store_path_that_cannot_be_opened(launch: Launch, workspace: Pat
     await client.wait_for(lambda: any("store.path" in m for m in messages(client)))
     notice = next(m for m in messages(client) if "store.path" in m)
     assert "/proc/no-such-dir/agent.db" in notice and "default store" in notice
+
+
+def test_doctor_lists_the_configuration_problems(workspace: Path, fake_llm: FakeLLMServer) -> None:
+    (workspace / ".agent-server.toml").write_text('[tools.policy]\nwrite_fiel = "deny"\n')
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_server", "doctor", "--json", "-w", str(workspace),
+         "--provider", "ollama", "--base-url", fake_llm.url, "--model", fake_llm.models[0].name],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "AGENT_SERVER_LLM__RETRIES": "0"},
+    )  # fmt: skip
+    report = json.loads(proc.stdout)
+    problems = "\n".join(report["problems"])
+    assert "llm.retries" in problems and "AGENT_SERVER_LLM__RETRIES" in problems
+    assert "tools.policy.write_fiel" in problems and "did you mean 'write_file'" in problems
+    assert proc.returncode == 1 and report["models"]  # the rest of the diagnosis still ran
