@@ -71,6 +71,8 @@ class Nvim:
         result["stderr"] = proc.stderr
         print(f"--- {script}: chat buffer ---\n{result.get('chat')}\n--- notifications ---\n{result['notifications']}")
         print(f"--- nvim stderr ---\n{proc.stderr[-3000:]}")
+        if result.get("screen"):
+            print(f"--- screen ---\n{result['screen']}")
         return result
 
 
@@ -114,7 +116,7 @@ def test_approval_through_vim_ui_select_lets_the_agent_write(
     nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
 ) -> None:
     fake_llm.script(Reply.tool_call("write_file", {"path": "hello.txt", "content": "hi\n"}), Reply.text("done"))
-    result = nvim.run("approval.lua")
+    result = nvim.run("approval_select.lua", setup={"approval_ui": "select"})
     assert result["waited"] and result["stop_reason"] == "end_turn"
     [asked] = result["asked"]
     assert asked["items"] == ["Allow once", "Always allow", "Reject", "Always reject"]
@@ -130,14 +132,59 @@ def test_approval_through_vim_ui_select_lets_the_agent_write(
     assert errors(result) == []
 
 
-def test_rejected_approval_leaves_the_file_alone(nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer) -> None:
+def test_the_review_window_shows_the_diff_before_the_choice_and_the_chat_stays_usable(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    edit = {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}
+    fake_llm.script(Reply.tool_call("edit_file", edit), Reply.text("Fixed the sign."))
+    result = nvim.run("approval.lua", setup={"file": "calc.py", "prompt": "Fix add in calc.py", "key": "a"})
+    assert result["review_open"], "no review window opened"
+    review = "\n".join(result["review"])
+    # The exact change, as a diff, before anything is decided; the file is untouched until then.
+    assert "-    return a - b" in review and "+    return a + b" in review, review
+    assert result["review_filetype"] == "diff"
+    assert result["file_before"] == "def add(a, b):\n    return a - b\n"
+    # Not a blocking prompt: a floating window; the chat can be scrolled while it is open, and shows the diff too.
+    assert result["review_is_float"] and result["review_focused"]
+    assert result["scrolled_top"] == 1 and result["scrolled_end"] > 1 and result["review_still_open"]
+    assert "+    return a + b" in result["chat_while_open"]
+    assert "approve" in result["winbar_while_open"]
+    # Allowed with `a`: the edit lands.
+    assert result["waited"] and result["stop_reason"] == "end_turn"
+    assert result["file_after"] == "def add(a, b):\n    return a + b\n"
+    assert "✓ completed" in result["chat"] and "Fixed the sign." in result["chat"]
+    assert errors(result) == []
+
+
+def test_the_review_window_shows_the_exact_command_and_its_directory(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "sub").mkdir()
+    fake_llm.script(
+        Reply.tool_call("run_command", {"command": "touch made-by-agent", "cwd": "sub"}), Reply.text("not run")
+    )
+    result = nvim.run("approval.lua", setup={"prompt": "Make a file", "key": "r"})
+    assert result["review_open"]
+    review = "\n".join(result["review"])
+    assert "touch made-by-agent" in review and str(workspace / "sub") in review, review
+    assert result["waited"] and not (workspace / "sub" / "made-by-agent").exists()
+
+
+def test_a_rejection_shows_as_rejected_not_failed(nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer) -> None:
     fake_llm.script(
         Reply.tool_call("write_file", {"path": "hello.txt", "content": "hi\n"}), Reply.text("ok, not writing")
     )
-    result = nvim.run("approval.lua", setup={"choose": "Reject"})
+    result = nvim.run("approval.lua", setup={"key": "r"})
     assert result["waited"] and result["stop_reason"] == "end_turn"
     assert not (workspace / "hello.txt").exists()
-    assert "failed" in result["chat"] or "reject" in result["chat"].lower()
+    chat = result["chat"]
+    header = next(line for line in chat.splitlines() if line.startswith("▸ `Write hello.txt`"))
+    assert "rejected" in header and "failed" not in header
+    assert ":" in header.split("rejected", 1)[1]  # with the reason
+    groups = {g["line"]: g["group"] for g in result["header_groups"]}
+    assert groups[header] == "AgentToolRejected"  # neutral, not the error colour
+    assert errors(result) == []
 
 
 def test_agent_stop_cancels_a_long_answer(nvim: Nvim, fake_llm: FakeLLMServer) -> None:
@@ -267,3 +314,40 @@ def test_installs_as_a_plain_package_with_help_tags(tmp_path: Path) -> None:
     tags = (start / "agent.nvim" / "doc" / "tags").read_text()
     for tag in ("agent-setup", ":AgentChat", ":AgentAsk", ":AgentSessions", "agent-approvals", "agent-health"):
         assert f"{tag}\tagent.txt" in tags
+
+
+def test_the_chat_follows_the_answer_after_agent_ask_and_the_input_opens_in_insert_mode(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    long_answer = "\n".join(f"line {i} of the explanation" for i in range(80))
+    steps: list[Any] = [Text(piece + "\n") for piece in long_answer.splitlines()]
+    more: list[Any] = [Delay(0.3)] + [Text(f"more {i}\n") for i in range(60)]
+    fake_llm.script(Reply(steps=steps), Reply(steps=more))
+    result = nvim.run("follow.lua")
+    assert result["input_text"] == ["typed"]  # the input window opened in insert mode
+    assert any("<CR>" in h for h in result["help"]) and any("AgentAsk" in h for h in result["help"])
+    assert result["chat_focused"] and result["waited"]
+    # The cursor (and so the view) followed the answer to its last line.
+    assert result["cursor"] == result["lines"] > 60
+    # Scrolled up by the user: it stays there while the next answer streams in.
+    assert result["waited2"] and result["lines2"] > result["lines"] + 50
+    assert result["cursor_after_scroll"] == 1
+    assert errors(result) == []
+
+
+def test_checkhealth_works_before_first_use_with_the_readme_lazy_spec(nvim: Nvim) -> None:
+    result = nvim.run("lazy_spec.lua")
+    health = result["health"]
+    assert "No healthcheck found" not in health, health
+    assert "agent.nvim" in health and "server starts" in health
+    assert "ERROR" not in health, health
+    assert result["clients_before"] == 0 and result["clients_after"] == 0  # nothing started for the check
+
+
+def test_checkhealth_says_ok_for_a_model_named_without_its_tag(nvim: Nvim, fake_llm: FakeLLMServer) -> None:
+    fake_llm.models = [FakeModel("fake-model:latest")]
+    setup = {"llm": {"provider": "ollama", "baseUrl": fake_llm.url, "model": "fake-model"}}
+    health = nvim.run("health.lua", setup=setup)["health"]
+    assert "ERROR" not in health, health
+    assert "model fake-model:latest" in health

@@ -1,33 +1,58 @@
--- A write asks through vim.ui.select; choosing "Allow once" lets the agent write the file.
+-- A write asks in the review window: the diff (or the command) is shown before the choice, the file is untouched
+-- until then, the chat can be scrolled meanwhile, and a key answers (setup.key: 'a' allow, 'r' reject).
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 
 H.run(function()
-  H.result.asked = {}
-  vim.ui.select = function(items, opts, on_choice)
-    local names = {}
-    for _, item in ipairs(items) do
-      table.insert(names, opts.format_item and opts.format_item(item) or tostring(item))
+  local permission = require('agent.permission')
+  local target = H.cfg.workspace .. '/' .. (H.cfg.setup.file or 'hello.txt')
+  local function read_file()
+    local f = io.open(target, 'r')
+    if not f then
+      return vim.NIL
     end
-    table.insert(H.result.asked, { prompt = opts.prompt, items = names, kind = opts.kind })
-    -- Answer later, as a real picker (telescope, snacks) does.
-    vim.defer_fn(function()
-      for i, name in ipairs(names) do
-        if name == H.cfg.setup.choose then
-          return on_choice(items[i], i)
-        end
-      end
-      on_choice(nil, nil)
-    end, 50)
+    local text = f:read('*a')
+    f:close()
+    return text
   end
-  H.cfg.setup.choose = H.cfg.setup.choose or 'Allow once'
-  vim.cmd('AgentChat Write hi into hello.txt')
+  if H.cfg.setup.open_file then
+    vim.cmd('edit ' .. vim.fn.fnameescape(target))
+  end
+  vim.cmd('AgentChat ' .. (H.cfg.setup.prompt or 'Write hi into hello.txt'))
+  H.result.review_open = H.wait(30000, function()
+    return #permission.open_reviews > 0
+  end)
+  local review = permission.open_reviews[1]
+  if review then
+    H.result.review = vim.api.nvim_buf_get_lines(review.buf, 0, -1, false)
+    H.result.review_filetype = vim.bo[review.buf].filetype
+    H.result.review_is_float = vim.api.nvim_win_get_config(review.win).relative ~= ''
+    H.result.review_focused = vim.api.nvim_get_current_win() == review.win
+    H.result.file_before = read_file()
+    H.result.chat_while_open = H.chat_text()
+    H.result.winbar_while_open = vim.wo[H.chat().win].winbar
+    -- The chat stays usable: go there, scroll to the top and back to the end, while the question is open.
+    local chat = H.chat()
+    vim.api.nvim_set_current_win(chat.win)
+    vim.cmd('normal! gg')
+    H.result.scrolled_top = vim.api.nvim_win_get_cursor(chat.win)[1]
+    vim.cmd('normal! G')
+    H.result.scrolled_end = vim.api.nvim_win_get_cursor(chat.win)[1]
+    H.result.review_still_open = vim.api.nvim_win_is_valid(review.win)
+    H.result.screen = H.screen()
+    -- Back to the review window; answer with a key.
+    vim.api.nvim_set_current_win(review.win)
+    vim.api.nvim_feedkeys(H.cfg.setup.key or 'a', 'x', false)
+  end
   H.result.waited = H.wait(30000, function()
     return H.event('AgentTurnDone') ~= nil
   end)
   H.result.stop_reason = (H.event('AgentTurnDone') or {}).stop_reason
-  local bufnr = vim.fn.bufnr(H.cfg.workspace .. '/hello.txt')
+  H.result.file_after = read_file()
+  local bufnr = vim.fn.bufnr(target)
   if bufnr > 0 then
     H.result.hello_buffer = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
     H.result.hello_modified = vim.bo[bufnr].modified
   end
+  H.result.header_groups = H.tool_header_groups()
+  H.result.final_screen = H.screen()
 end)

@@ -1,6 +1,8 @@
 -- Shared setup for the headless Neovim scenarios: reads the test's JSON config, loads the plugin, records results.
 vim.g.loaded_python3_provider = 0
 vim.o.swapfile = false
+vim.o.columns = 160
+vim.o.lines = 40
 
 local H = {}
 
@@ -62,6 +64,35 @@ function H.chat_text()
     return ''
   end
   return table.concat(vim.api.nvim_buf_get_lines(chat.buf, 0, -1, false), '\n')
+end
+
+--- The screen as text (a headless Neovim keeps its grid): for captures and for asserting what a user sees.
+function H.screen()
+  vim.cmd('redraw!')
+  local rows = {}
+  for r = 1, vim.o.lines do
+    local cells = {}
+    for c = 1, vim.o.columns do
+      table.insert(cells, vim.fn.screenstring(r, c))
+    end
+    rows[#rows + 1] = (table.concat(cells):gsub('%s+$', ''))
+  end
+  return table.concat(rows, '\n')
+end
+
+--- The highlight group of each highlighted tool-block line of the chat: { {line, group}, ... }.
+function H.tool_header_groups()
+  local chat = H.chat()
+  local out = {}
+  if not chat or not vim.api.nvim_buf_is_valid(chat.buf) then
+    return out
+  end
+  local ns = vim.api.nvim_get_namespaces()['agent_chat_hl']
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(chat.buf, ns, 0, -1, { details = true })) do
+    local line = vim.api.nvim_buf_get_lines(chat.buf, m[2], m[2] + 1, false)[1]
+    table.insert(out, { line = line, group = m[4].hl_group })
+  end
+  return out
 end
 
 --- Write the results and quit (always, even after an error).

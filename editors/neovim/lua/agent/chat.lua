@@ -2,10 +2,21 @@
 local config = require('agent.config')
 local client = require('agent.client')
 local render = require('agent.render')
+local highlight = require('agent.highlight')
 
 local M = {}
 
 local ns = vim.api.nvim_create_namespace('agent_chat')
+local ns_hl = vim.api.nvim_create_namespace('agent_chat_hl')
+local ns_help = vim.api.nvim_create_namespace('agent_chat_help')
+
+--- What an empty chat shows (virtual lines: not part of the conversation).
+M.HELP = {
+  'Type a message below and press <CR> (normal mode) or <C-s> (insert mode) to send it.',
+  ":'<,'>AgentAsk asks about a selection; @path (<C-x><C-u> completes), #buffer, #diagnostics attach context.",
+  ':AgentSessions resumes a stored session, :AgentModel picks the model, :AgentStop (<C-c>) stops a turn.',
+  'Tool calls that change something ask first: a window shows the diff or the command (a = allow, r = reject).',
+}
 
 ---@type table<integer, table> chat state by LSP client id
 M.by_client = {}
@@ -26,22 +37,61 @@ end
 
 -- Buffer writing -------------------------------------------------------------------------------------------
 
+local function show_help(chat)
+  local buf = chat.buf
+  vim.api.nvim_buf_clear_namespace(buf, ns_help, 0, -1)
+  if vim.api.nvim_buf_line_count(buf) == 1 and vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1] == '' then
+    local lines = vim.tbl_map(function(l)
+      return { { l, 'AgentHelp' } }
+    end, M.HELP)
+    vim.api.nvim_buf_set_extmark(buf, ns_help, 0, 0, { virt_lines = lines })
+  end
+end
+
+--- Windows showing the chat whose cursor is on its last line: they follow the answer as it grows.
+local function following(chat)
+  local out = {}
+  local last = vim.api.nvim_buf_line_count(chat.buf)
+  for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
+    if chat.follow or vim.api.nvim_win_get_cursor(win)[1] >= last then
+      table.insert(out, win)
+    end
+  end
+  chat.follow = false
+  return out
+end
+
+local function to_end(chat, wins)
+  local last = vim.api.nvim_buf_line_count(chat.buf)
+  for _, win in ipairs(wins) do
+    if valid_win(win) then
+      pcall(vim.api.nvim_win_set_cursor, win, { last, 0 })
+    end
+  end
+end
+
 local function edit(chat, fn)
   local buf = chat.buf
   if not valid_buf(buf) then
     return
   end
+  -- A window whose cursor the user moved up stays where it is (scroll back while an answer streams); the others,
+  -- and every window after chat.follow is set (a prompt was just sent), follow the new text.
+  local wins = following(chat)
   vim.bo[buf].modifiable = true
   local ok, err = pcall(fn, buf)
   vim.bo[buf].modifiable = false
   if not ok then
     vim.notify('agent: chat render failed: ' .. tostring(err), vim.log.levels.WARN)
   end
-  -- Keep following the answer in windows whose cursor sits on the last line.
-  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    if win ~= vim.api.nvim_get_current_win() or chat.follow then
-      pcall(vim.api.nvim_win_set_cursor, win, { vim.api.nvim_buf_line_count(buf), 0 })
-    end
+  show_help(chat)
+  to_end(chat, wins)
+end
+
+--- Move every chat window to the newest line, and keep following from there.
+function M.scroll_to_end(chat)
+  if valid_buf(chat.buf) then
+    to_end(chat, vim.fn.win_findbuf(chat.buf))
   end
 end
 
@@ -134,18 +184,37 @@ end
 
 -- Rendering updates ----------------------------------------------------------------------------------------
 
-local function set_block(chat, block, lines)
+--- Highlights of a tool block: the header by status, diff lines by sign.
+local function highlight_block(buf, row, lines, status)
+  vim.api.nvim_buf_clear_namespace(buf, ns_hl, row, row + #lines)
+  if not status then
+    return
+  end
+  vim.api.nvim_buf_set_extmark(buf, ns_hl, row, 0, { end_col = #lines[1], hl_group = highlight.status_group(status) })
+  for i = 2, #lines do
+    local body = lines[i]:sub(#render.DETAIL + 1)
+    local group = vim.startswith(lines[i], render.DETAIL) and highlight.diff_group(body)
+    if group then
+      vim.api.nvim_buf_set_extmark(buf, ns_hl, row + i - 1, #render.DETAIL, { end_col = #lines[i], hl_group = group })
+    end
+  end
+end
+
+local function set_block(chat, block, lines, status)
   edit(chat, function(buf)
+    local row
     if block.mark then
       local pos = vim.api.nvim_buf_get_extmark_by_id(buf, ns, block.mark, {})
-      local row = pos[1]
+      row = pos[1]
       vim.api.nvim_buf_set_lines(buf, row, row + block.nlines, false, lines)
     else
       local last = vim.api.nvim_buf_line_count(buf)
+      row = last - 1
       vim.api.nvim_buf_set_lines(buf, last - 1, last, false, lines) -- replaces the empty line begin() left
       block.mark = vim.api.nvim_buf_set_extmark(buf, ns, last - 1, 0, { right_gravity = false })
     end
     block.nlines = #lines
+    highlight_block(buf, row, lines, status)
   end)
 end
 
@@ -161,9 +230,12 @@ local function on_tool(chat, u)
       block.data[k] = v
     end
   end
-  local lines = render.tool_lines(block.data, config.options.tool_result_lines)
-  set_block(chat, block, lines)
-  if #lines > 1 and not block.folded then
+  if u.status and u.status ~= 'pending' then
+    block.data.awaiting = nil
+  end
+  local lines, status = render.tool_lines(block.data, config.options.tool_result_lines)
+  set_block(chat, block, lines, status)
+  if #lines > 1 and not block.folded and not block.data.awaiting then -- the change asked about stays open
     block.folded = true
     table.insert(chat.to_close, { mark = block.mark, offset = 1 })
   end
@@ -185,13 +257,28 @@ local function set_winbar(chat)
   if chat.model then
     table.insert(parts, chat.model)
   end
+  if chat.title then
+    table.insert(parts, chat.title)
+  end
   if chat.usage and chat.usage.size and chat.usage.size > 0 then
     table.insert(parts, ('context %d%% (%d/%d)'):format(math.floor(100 * chat.usage.used / chat.usage.size), chat.usage.used, chat.usage.size))
   end
-  if chat.busy then
+  if chat.progress then
+    table.insert(parts, chat.progress)
+  end
+  if chat.busy and not client.is_ready(chat.client_id) then
+    table.insert(parts, '◌ starting the agent…')
+  elseif chat.waiting then
+    table.insert(parts, '? ' .. chat.waiting)
+  elseif chat.busy then
     table.insert(parts, '● working  (:AgentStop)')
   end
   vim.wo[chat.win].winbar = (table.concat(parts, ' · '):gsub('%%', '%%%%'))
+end
+
+--- Redraw the top bar (after a model switch, a resume, a new session, progress).
+function M.refresh(chat)
+  set_winbar(chat)
 end
 
 local function on_update(chat, u)
@@ -231,6 +318,7 @@ local function new_buffer(chat)
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = 'markdown'
+  highlight.markdown(buf)
   vim.bo[buf].modifiable = false
   vim.b[buf].agent_chat = true
   return buf
@@ -247,6 +335,7 @@ local function reset(chat)
   if valid_buf(chat.buf) then
     edit(chat, function(buf)
       vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+      vim.api.nvim_buf_clear_namespace(buf, ns_hl, 0, -1)
       vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
     end)
   end
@@ -257,6 +346,7 @@ function M.get(st)
   local chat = M.by_client[st.id]
   if not chat then
     chat = { client_id = st.id, root = st.root, tools = {}, busy = false, to_close = {} }
+    highlight.define()
     M.by_client[st.id] = chat
   end
   if not valid_buf(chat.buf) then
@@ -265,6 +355,7 @@ function M.get(st)
     local keys = config.options.keymaps
     map(chat.buf, 'n', keys.stop, function() M.stop(chat) end, 'agent: stop the turn')
     map(chat.buf, 'n', keys.close, function() M.close(chat) end, 'agent: close the chat')
+    show_help(chat)
   end
   return chat
 end
@@ -295,6 +386,8 @@ local function input_buffer(chat)
   vim.bo[buf].swapfile = false
   vim.bo[buf].filetype = 'markdown'
   vim.b[buf].agent_input = true
+  vim.b[buf].agent_root = chat.root
+  vim.bo[buf].completefunc = "v:lua.require'agent.mentions'.complete" -- @path<C-x><C-u>
   pcall(vim.api.nvim_buf_set_name, buf, 'agent://input/' .. vim.fs.basename(chat.root) .. '-' .. chat.client_id)
   local keys = config.options.keymaps
   local function send()
@@ -304,7 +397,7 @@ local function input_buffer(chat)
     end
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
     vim.cmd('stopinsert')
-    M.send(chat, { { type = 'text', text = text } })
+    M.send(chat, require('agent.mentions').blocks(text, chat.root, chat.origin_buf))
   end
   map(buf, 'n', keys.send, send, 'agent: send the message')
   map(buf, 'i', keys.send_insert, send, 'agent: send the message')
@@ -314,9 +407,13 @@ local function input_buffer(chat)
   return buf
 end
 
---- Show the chat (and its input window); focus the input.
+--- Show the chat (and its input window); focus the input, in insert mode.
 function M.open(chat, focus_input)
   local opts = config.options
+  local cur = vim.api.nvim_get_current_buf()
+  if not vim.b[cur].agent_chat and not vim.b[cur].agent_input then
+    chat.origin_buf = cur -- what #buffer and #diagnostics refer to
+  end
   if not valid_win(chat.win) then
     if opts.layout == 'current' then
       chat.win = vim.api.nvim_get_current_win()
@@ -339,7 +436,12 @@ function M.open(chat, focus_input)
     vim.wo[chat.input_win].winfixheight = true
   end
   set_winbar(chat)
-  vim.api.nvim_set_current_win(focus_input == false and chat.win or chat.input_win)
+  if focus_input == false then
+    vim.api.nvim_set_current_win(chat.win)
+  else
+    vim.api.nvim_set_current_win(chat.input_win)
+    vim.cmd('startinsert!') -- ready to type
+  end
 end
 
 function M.close(chat)
@@ -360,7 +462,7 @@ function M.note(session_id, text)
   append_stream(chat, '_[' .. text .. ']_')
 end
 
-local function with_session(chat, cl, fn)
+local function with_session(chat, cl, fn, on_error)
   if chat.session_id then
     return fn()
   end
@@ -369,46 +471,56 @@ local function with_session(chat, cl, fn)
       chat.session_id = result.sessionId
       M.by_session[chat.session_id] = chat
       fn()
+    elseif on_error then
+      on_error()
     end
   end)
 end
 
---- Send a prompt (a list of ACP content blocks) in this chat.
+--- Send a prompt (a list of ACP content blocks) in this chat. The prompt shows at once, also while the server
+--- is still starting ("starting the agent…" in the top bar); it is sent when the agent is ready.
 function M.send(chat, blocks)
   if chat.busy then
     vim.notify('agent: a turn is still running (:AgentStop to cancel it)', vim.log.levels.WARN)
     return
   end
-  local cl = client.get(chat.client_id)
-  if not cl then
+  if not client.get(chat.client_id) then
     vim.notify('agent: the server is not running', vim.log.levels.ERROR)
     return
   end
   chat.busy = true
   chat.last_prompt = blocks
+  chat.plan = nil
+  chat.follow = true -- a new prompt brings every chat window to the newest line
+  begin(chat, 'text', 'user')
+  append_stream(chat, render.prompt_text(blocks))
+  begin(chat, 'start', 'agent')
   set_winbar(chat)
-  with_session(chat, cl, function()
-    chat.plan = nil
-    begin(chat, 'text', 'user')
-    append_stream(chat, render.prompt_text(blocks))
-    begin(chat, 'start', 'agent')
-    local params = { sessionId = chat.session_id, prompt = blocks }
-    client.request(cl, 'agent/session/prompt', params, function(err, result)
+  client.when_ready(chat.client_id, function(cl)
+    set_winbar(chat)
+    with_session(chat, cl, function()
+      local params = { sessionId = chat.session_id, prompt = blocks }
+      client.request(cl, 'agent/session/prompt', params, function(err, result)
+        chat.busy = false
+        set_winbar(chat)
+        close_folds(chat)
+        local reason
+        if err then
+          reason = 'error'
+          M.note(chat, 'error: ' .. tostring(err.message))
+        else
+          reason = result and result.stopReason or 'end_turn'
+          if reason ~= 'end_turn' then
+            M.note(chat, 'stopped: ' .. reason)
+          end
+        end
+        chat.last_stop = reason
+        fire('AgentTurnDone', { session_id = chat.session_id, stop_reason = reason, error = err and err.message })
+      end)
+    end, function()
       chat.busy = false
       set_winbar(chat)
-      close_folds(chat)
-      local reason
-      if err then
-        reason = 'error'
-        M.note(chat, 'error: ' .. tostring(err.message))
-      else
-        reason = result and result.stopReason or 'end_turn'
-        if reason ~= 'end_turn' then
-          M.note(chat, 'stopped: ' .. reason)
-        end
-      end
-      chat.last_stop = reason
-      fire('AgentTurnDone', { session_id = chat.session_id, stop_reason = reason, error = err and err.message })
+      fire('AgentTurnDone', { session_id = nil, stop_reason = 'error', error = 'no session' })
     end)
   end)
 end
@@ -435,13 +547,17 @@ function M.load(chat, session)
   end
   reset(chat)
   chat.session_id = session.sessionId
+  chat.title = session.title ~= vim.NIL and session.title or nil
   M.by_session[chat.session_id] = chat
+  set_winbar(chat)
   local params = { sessionId = session.sessionId, cwd = chat.root, mcpServers = {} }
   client.call(cl, 'agent/session/load', params, function(result)
     close_folds(chat)
     if result then
-      M.note(chat, 'resumed: ' .. (session.title or session.sessionId))
+      M.note(chat, 'resumed: ' .. (chat.title or session.sessionId))
     end
+    M.scroll_to_end(chat) -- a resumed chat goes on at its end
+    set_winbar(chat)
     fire('AgentSessionLoaded', { session_id = session.sessionId, ok = result ~= nil })
   end)
 end
@@ -452,7 +568,29 @@ function M.new_session(chat)
     M.by_session[chat.session_id] = nil
   end
   chat.session_id = nil
+  chat.title = nil
   reset(chat)
+  set_winbar(chat)
+end
+
+--- A permission request is open (waiting) or answered: the tool block shows what is asked about, the top bar says
+--- a choice is pending, and a rejected call is remembered as such (shown neutral, not as a failure).
+function M.awaiting(session_id, tool_call, waiting, choice)
+  local chat = M.by_session[session_id]
+  if not chat or type(tool_call) ~= 'table' or not tool_call.toolCallId then
+    return
+  end
+  local u = vim.deepcopy(tool_call)
+  u.awaiting = waiting or nil
+  if not waiting and (not choice or vim.startswith(choice.kind or '', 'reject')) then
+    u.rejected = choice and 'you rejected it' or 'cancelled'
+  end
+  if not waiting and chat.tools[u.toolCallId] then
+    chat.tools[u.toolCallId].data.awaiting = nil
+  end
+  on_tool(chat, u)
+  chat.waiting = waiting and 'approve or reject in the review window' or nil
+  set_winbar(chat)
 end
 
 -- Handlers --------------------------------------------------------------------------------------------------

@@ -255,6 +255,24 @@ function M.attach_file_buffers(st)
   end
 end
 
+--- True once the client's agent answered agent/initialize.
+function M.is_ready(client_id)
+  local st = state_for_client(client_id)
+  return st ~= nil and st.ready
+end
+
+--- Call fn(client, state) once the agent of this client is initialized (at once if it is).
+function M.when_ready(client_id, fn)
+  local st = state_for_client(client_id)
+  if not st then
+    return
+  end
+  table.insert(st.queue, fn)
+  if st.ready then
+    flush(st)
+  end
+end
+
 --- A running client for root, if any (no start).
 function M.running(root)
   local st = M.by_root[root or M.root_for(0)]

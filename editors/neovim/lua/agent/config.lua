@@ -14,8 +14,11 @@ M.defaults = {
   llm = nil,
   -- Any other server settings, merged into initializationOptions (e.g. { tools = { policy = { write_file = 'allow' } } }).
   settings = {},
-  -- Tool approvals: 'ask' (vim.ui.select), 'allow' (allow once, every time) or 'reject'.
+  -- Tool approvals: 'ask' (show the change, then you choose), 'allow' (allow once, every time) or 'reject'.
   approval = 'ask',
+  -- How 'ask' asks: 'review' (a floating window with the diff or the command; a/A/r/R answer, the chat stays
+  -- usable) or 'select' (vim.ui.select, for telescope/snacks/dressing pickers; the diff shows in the chat).
+  approval_ui = 'review',
   -- Chat window: 'right' (vertical split), 'below' (horizontal split) or 'current'.
   layout = 'right',
   width = 80, -- columns of a 'right' chat
@@ -43,6 +46,9 @@ local function validate(opts)
   local ok_approval = { ask = true, allow = true, reject = true }
   if not ok_approval[opts.approval] then
     error(("agent.nvim: approval must be 'ask', 'allow' or 'reject', got %q"):format(tostring(opts.approval)), 0)
+  end
+  if opts.approval_ui ~= 'review' and opts.approval_ui ~= 'select' then
+    error(("agent.nvim: approval_ui must be 'review' or 'select', got %q"):format(tostring(opts.approval_ui)), 0)
   end
   if type(opts.cmd) == 'string' then
     opts.cmd = vim.split(opts.cmd, '%s+', { trimempty = true })

@@ -125,8 +125,19 @@ function M.check()
     return
   end
   h.ok('agent-server ' .. tostring(report.version))
+  local problems = report.problems or {}
   if report.base_url and report.base_url ~= vim.NIL then
-    h.ok(('%s at %s, model %s'):format(tostring(report.provider), report.base_url, tostring(report.model)))
+    -- The model is "OK" only when doctor found it (a missing model is reported once, as an ERROR, below).
+    local model_missing = false
+    for _, problem in ipairs(problems) do
+      model_missing = model_missing or problem:find("model '", 1, true) ~= nil
+    end
+    local line = ('%s at %s, model %s'):format(tostring(report.provider), report.base_url, tostring(report.model))
+    if model_missing then
+      h.info(line)
+    else
+      h.ok(line)
+    end
   end
   for _, m in ipairs(report.models or {}) do
     local ctx = m.context_length ~= vim.NIL and m.context_length or '?'
@@ -135,10 +146,10 @@ function M.check()
   for _, note in ipairs(report.notes or {}) do
     h.info(note)
   end
-  for _, problem in ipairs(report.problems or {}) do
+  for _, problem in ipairs(problems) do
     h.error(problem)
   end
-  if #(report.problems or {}) == 0 and report.base_url ~= nil and report.base_url ~= vim.NIL then
+  if #problems == 0 and report.base_url ~= nil and report.base_url ~= vim.NIL then
     h.ok('the LLM server is reachable')
   end
 end

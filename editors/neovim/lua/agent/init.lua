@@ -40,6 +40,30 @@ local function with_chat(fn, root)
   end)
 end
 
+--- The workspace's chat at once, while its server may still be starting (nil when it cannot start).
+local function chat_now(root)
+  ensure_setup()
+  local st = client.ensure(root)
+  if not st then
+    return nil
+  end
+  local chat_mod = require('agent.chat')
+  local chat = chat_mod.get(st)
+  if not chat.model_asked then
+    chat.model_asked = true
+    client.when_ready(st.id, function(cl)
+      -- The model for the top bar; quietly skipped when the LLM server is down (the first prompt says so).
+      client.request(cl, 'agent/_models/list', vim.empty_dict(), function(err, result)
+        if not err and result and type(result.current) == 'string' and not chat.model then
+          chat.model = result.current
+        end
+        chat_mod.refresh(chat)
+      end)
+    end)
+  end
+  return chat
+end
+
 function M._on_progress(ev)
   if not config.options.notify_progress then
     return
@@ -49,23 +73,38 @@ function M._on_progress(ev)
     return
   end
   local value = ev.data.params and ev.data.params.value or {}
+  local chat = require('agent.chat').by_client[cl.id]
   if value.kind == 'begin' then
     vim.notify('agent: ' .. (value.title or 'working') .. '…', vim.log.levels.INFO)
   elseif value.kind == 'end' then
     vim.notify('agent: ' .. (value.message or 'done'), vim.log.levels.INFO)
+  end
+  -- Without a progress UI (fidget.nvim), "N of M files" goes to the chat's top bar and the command line.
+  M.progress = value.kind ~= 'end' and (value.message or value.title) or nil
+  if M.progress and value.title and value.message then
+    M.progress = value.title .. ': ' .. value.message
+  end
+  if chat then
+    chat.progress = M.progress
+    require('agent.chat').refresh(chat)
+  end
+  if value.kind == 'report' and M.progress and not package.loaded['fidget'] then
+    vim.api.nvim_echo({ { 'agent: ' .. M.progress } }, false, {})
   end
 end
 
 --- :AgentChat [prompt] — open or focus the chat; with a prompt, send it.
 ---@param prompt string|nil
 function M.chat(prompt)
-  with_chat(function(chat)
-    local chat_mod = require('agent.chat')
-    chat_mod.open(chat, true)
-    if prompt and vim.trim(prompt) ~= '' then
-      chat_mod.send(chat, { { type = 'text', text = prompt } })
-    end
-  end)
+  local chat = chat_now()
+  if not chat then
+    return
+  end
+  local chat_mod = require('agent.chat')
+  chat_mod.open(chat, true) -- remembers the buffer #buffer refers to
+  if prompt and vim.trim(prompt) ~= '' then
+    chat_mod.send(chat, require('agent.mentions').blocks(prompt, chat.root, chat.origin_buf))
+  end
 end
 
 local function utf16_col(line, byte_col)
@@ -128,11 +167,12 @@ function M.ask(line1, line2, question)
       },
       { type = 'text', text = q },
     }
-    with_chat(function(chat)
+    local chat = chat_now(root)
+    if chat then
       local chat_mod = require('agent.chat')
       chat_mod.open(chat, false)
-      chat_mod.send(chat, blocks)
-    end, root)
+      chat_mod.send(chat, blocks) -- the chat follows the answer
+    end
   end
   if question and vim.trim(question) ~= '' then
     go(question)
@@ -232,6 +272,7 @@ function M.model()
           client.call(cl, 'agent/_models/select', { model = choice.name }, function(sel)
             if sel then
               chat.model = sel.current
+              require('agent.chat').refresh(chat)
               vim.notify('agent: model ' .. tostring(sel.current), vim.log.levels.INFO)
             end
           end)

@@ -1,5 +1,6 @@
----@mod agent.permission Answers agent/session/request_permission: vim.ui.select over the four ACP options.
+---@mod agent.permission Answers agent/session/request_permission: a review window with the diff or the command.
 local config = require('agent.config')
+local render = require('agent.render')
 
 local M = {}
 
@@ -29,12 +30,12 @@ local function describe(tool_call)
   return title
 end
 
---- Wait for an asynchronous picker (telescope, snacks, dressing) without blocking Neovim.
---- Server requests run in a coroutine (Neovim ≥ 0.10), so we yield; outside one we fall back to vim.wait.
-local function pick(items, opts)
+--- Wait without blocking Neovim: server requests run in a coroutine (Neovim ≥ 0.10), so we yield; outside one we
+--- fall back to vim.wait. `start(done)` opens the UI and calls done(choice) once.
+local function wait_for(start)
   local co, is_main = coroutine.running()
   local done, choice, yielded = false, nil, false
-  vim.ui.select(items, opts, function(item)
+  start(function(item)
     if done then
       return
     end
@@ -58,6 +59,143 @@ local function pick(items, opts)
   return choice
 end
 
+--- The lines the review window shows: what exactly will change or run. Also used for the chat's own record.
+---@return string[] lines, string filetype
+function M.review_lines(tool_call)
+  local lines, ft = {}, 'markdown'
+  local input = type(tool_call.rawInput) == 'table' and tool_call.rawInput or {}
+  local has_diff = false
+  for _, item in ipairs(type(tool_call.content) == 'table' and tool_call.content or {}) do
+    if item.type == 'diff' then
+      has_diff = true
+      local path = vim.fn.fnamemodify(item.path or '', ':.')
+      local new = item.oldText == nil or item.oldText == vim.NIL
+      table.insert(lines, '--- ' .. (new and '/dev/null' or ('a/' .. path)))
+      table.insert(lines, '+++ b/' .. path)
+      local body = render.diff_lines(item)
+      table.remove(body, 1) -- its own "diff path" header; the ---/+++ lines above say it
+      if new then
+        table.insert(lines, ('@@ -0,0 +1,%d @@ new file'):format(#body))
+      end
+      vim.list_extend(lines, body)
+    elseif item.type == 'content' and type(item.content) == 'table' and item.content.type == 'text' then
+      vim.list_extend(lines, vim.split(item.content.text or '', '\n', { plain = true }))
+    end
+  end
+  if has_diff then
+    ft = 'diff'
+  elseif #lines == 0 and input.command then
+    lines = { '$ ' .. tostring(input.command), '', 'in ' .. tostring(input.cwd or '(the workspace root)') }
+  elseif #lines == 0 then
+    lines = vim.split(vim.inspect(input), '\n', { plain = true })
+    ft = 'lua'
+  end
+  return lines, ft
+end
+
+local KEYS = {
+  { key = 'a', kind = 'allow_once', label = 'allow' },
+  { key = 'A', kind = 'allow_always', label = 'always allow' },
+  { key = 'r', kind = 'reject_once', label = 'reject' },
+  { key = 'R', kind = 'reject_always', label = 'always reject' },
+}
+
+--- The open review windows (one per pending request), for tests and :AgentApprove-like scripting.
+M.open_reviews = {}
+
+--- A non-modal floating window with the change; keys a/A/r/R answer. The chat stays usable meanwhile
+--- (<C-w>p goes back to it; scroll, read, come back).
+local function review(params, done)
+  local tc = params.toolCall or {}
+  local lines, ft = M.review_lines(tc)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = ft
+  pcall(vim.api.nvim_buf_set_name, buf, 'agent://approval/' .. tostring(tc.toolCallId or buf))
+  local hints, present = {}, {}
+  for _, k in ipairs(KEYS) do
+    local opt = find(params.options or {}, k.kind)
+    if opt then
+      present[#present + 1] = { k = k, opt = opt }
+      table.insert(hints, { (' %s '):format(k.key), 'AgentApprovalKey' })
+      table.insert(hints, { k.label .. ' ', 'Normal' })
+    end
+  end
+  table.insert(hints, { ' q ', 'AgentApprovalKey' })
+  table.insert(hints, { 'reject ', 'Normal' })
+
+  -- Beside the chat, not over it, so the conversation stays readable.
+  local chat = require('agent.chat').by_session[params.sessionId]
+  local cols, rows = vim.o.columns, vim.o.lines
+  local reserved = 0
+  if chat and chat.win and vim.api.nvim_win_is_valid(chat.win) and config.options.layout == 'right' then
+    reserved = vim.api.nvim_win_get_width(chat.win) + 1
+  end
+  local avail = math.max(30, cols - reserved - 4)
+  local width = math.min(50, avail)
+  for _, l in ipairs(lines) do
+    width = math.max(width, math.min(vim.fn.strdisplaywidth(l) + 2, avail))
+  end
+  width = math.min(width, avail)
+  local height = math.max(3, math.min(#lines, rows - 8))
+  local win_opts = {
+    relative = 'editor',
+    row = math.max(1, math.floor((rows - height) / 2) - 2),
+    col = math.max(0, math.floor((cols - reserved - width) / 2)),
+    width = width,
+    height = height,
+    style = 'minimal',
+    border = 'rounded',
+    title = ' ' .. describe(tc) .. ' ',
+    title_pos = 'center',
+  }
+  if vim.fn.has('nvim-0.10') == 1 then
+    win_opts.footer = hints
+    win_opts.footer_pos = 'center'
+  end
+  local win = vim.api.nvim_open_win(buf, true, win_opts)
+  vim.wo[win].wrap = false
+  vim.wo[win].cursorline = true
+  local entry = { buf = buf, win = win, params = params }
+  M.open_reviews[#M.open_reviews + 1] = entry
+
+  local function finish(opt)
+    for i, e in ipairs(M.open_reviews) do
+      if e == entry then
+        table.remove(M.open_reviews, i)
+        break
+      end
+    end
+    if vim.api.nvim_win_is_valid(win) then
+      pcall(vim.api.nvim_win_close, win, true)
+    end
+    done(opt)
+  end
+  entry.answer = function(kind)
+    finish(kind and find(params.options or {}, kind) or nil)
+  end
+  for _, p in ipairs(present) do
+    vim.keymap.set('n', p.k.key, function()
+      finish(p.opt)
+    end, { buffer = buf, nowait = true, desc = 'agent: ' .. p.k.label })
+  end
+  vim.keymap.set('n', 'q', function()
+    finish(find(params.options or {}, 'reject_once'))
+  end, { buffer = buf, nowait = true, desc = 'agent: reject' })
+  -- Wiped some other way (:bwipe, :only): the call is cancelled, never left hanging.
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    once = true,
+    callback = function()
+      vim.schedule(function()
+        finish(nil)
+      end)
+    end,
+  })
+end
+
 ---@param params table RequestPermissionRequest
 ---@return table RequestPermissionResponse
 function M.ask(params, _)
@@ -69,14 +207,26 @@ function M.ask(params, _)
   elseif policy == 'reject' then
     return selected(find(options, 'reject_once') or find(options, 'reject_always'))
   end
-  local choice = pick(options, {
-    prompt = 'Agent wants to: ' .. describe(params.toolCall or {}),
-    kind = 'agent_permission',
-    format_item = function(opt)
-      return opt.name
-    end,
-  })
-  chat.note(params.sessionId, describe(params.toolCall or {}) .. ': ' .. (choice and choice.name or 'cancelled'))
+  local tc = params.toolCall or {}
+  chat.awaiting(params.sessionId, tc, true)
+  local choice
+  if config.options.approval_ui == 'select' then
+    choice = wait_for(function(done)
+      vim.ui.select(options, {
+        prompt = 'Agent wants to: ' .. describe(tc),
+        kind = 'agent_permission',
+        format_item = function(opt)
+          return opt.name
+        end,
+      }, done)
+    end)
+  else
+    choice = wait_for(function(done)
+      review(params, done)
+    end)
+  end
+  chat.awaiting(params.sessionId, tc, false, choice)
+  chat.note(params.sessionId, describe(tc) .. ': ' .. (choice and choice.name or 'cancelled'))
   return selected(choice)
 end
 

@@ -4,7 +4,7 @@ local M = {}
 M.THOUGHT = '┊ ' -- prefix of reasoning lines (folded)
 M.DETAIL = '  │ ' -- prefix of tool output lines (folded)
 
-local icons = { pending = '…', in_progress = '⟳', completed = '✓', failed = '✗' }
+local icons = { pending = '…', in_progress = '⟳', completed = '✓', failed = '✗', rejected = '⊘' }
 
 local function split(text)
   local lines = vim.split(text or '', '\n', { plain = true })
@@ -27,32 +27,65 @@ local function content_text(block)
   end
 end
 
+--- Why a call did not run although nothing failed (the user or a policy said no), or nil.
+--- The server says so in `_meta.rejected` (ACP has no "rejected" status); `tc.rejected` is what this editor knows
+--- from its own approval window.
+---@return string|nil reason
+function M.rejection(tc)
+  if tc.status ~= 'failed' then
+    return nil
+  end
+  local meta = type(tc._meta) == 'table' and tc._meta.rejected
+  if type(meta) == 'table' then
+    return type(meta.reason) == 'string' and meta.reason or 'rejected'
+  end
+  return tc.rejected
+end
+
+--- The diff lines of one ACP `diff` content item (a header line first).
+function M.diff_lines(item)
+  local out = {}
+  local new = split(item.newText or '')
+  local path = vim.fn.fnamemodify(item.path or '', ':.')
+  if item.oldText == nil or item.oldText == vim.NIL then
+    table.insert(out, ('new file %s (%d lines)'):format(path, #new))
+    for _, l in ipairs(new) do
+      table.insert(out, '+' .. l)
+    end
+  else
+    table.insert(out, ('diff %s'):format(path))
+    vim.list_extend(out, M.unified(item.oldText, item.newText or ''))
+  end
+  return out
+end
+
 --- Lines of one tool call block: a header with title, kind and status, then up to `max` lines of result.
+--- The second value is the status the header shows ('rejected' for a declined call), for highlighting.
 ---@param tc table merged ToolCall fields
 ---@param max integer
----@return string[]
+---@return string[], string
 function M.tool_lines(tc, max)
   local status = tc.status or 'pending'
+  local reason = M.rejection(tc)
+  if reason then
+    status = 'rejected'
+  end
   local title = tc.title or tc.kind or tc.toolCallId or 'tool'
   local header = ('▸ `%s` · %s · %s %s'):format(title, tc.kind or 'other', icons[status] or '', status)
+  if reason then
+    header = header .. ': ' .. reason
+  elseif status == 'pending' and tc.awaiting then
+    header = header .. ' · awaiting your approval'
+  end
   local lines = { header }
   local details = {}
   for _, item in ipairs(type(tc.content) == 'table' and tc.content or {}) do
     if item.type == 'diff' then
-      local new = split(item.newText or '')
-      local path = vim.fn.fnamemodify(item.path or '', ':.')
-      if item.oldText == nil or item.oldText == vim.NIL then
-        table.insert(details, ('new file %s (%d lines)'):format(path, #new))
-        for _, l in ipairs(new) do
-          table.insert(details, '+' .. l)
-        end
-      else
-        table.insert(details, ('diff %s'):format(path))
-        vim.list_extend(details, M.unified(item.oldText, item.newText or ''))
-      end
+      vim.list_extend(details, M.diff_lines(item))
     else
       local text = content_text(item.content) or content_text(item)
-      if text then
+      -- A rejected call's "Error: ..." result says nothing the header does not.
+      if text and not (reason and vim.startswith(text, 'Error:')) then
         vim.list_extend(details, split(text))
       elseif item.type == 'terminal' then
         table.insert(details, 'terminal ' .. tostring(item.terminalId))
@@ -69,7 +102,7 @@ function M.tool_lines(tc, max)
     end
     table.insert(lines, M.DETAIL .. l)
   end
-  return lines
+  return lines, status
 end
 
 --- The hunks of a unified diff (no file headers), or the new text when no diff function exists.
