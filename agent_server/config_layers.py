@@ -302,9 +302,17 @@ def load_layers(
             if result.verdict != "trusted":
                 ws = Layer(ws.source, trust.without(ws.data, risky))
                 result.withheld = risky
+        _add_rules_to_the_users(ws.data, below)
     result.settings, layer_issues = build_tolerant([user, ws, env, client, cli])
     issues.extend(layer_issues)
     return result
+
+
+def _add_rules_to_the_users(layer: dict[str, Any], below: Settings) -> None:
+    """A workspace's `tools.rules` add to the user file's rules: replacing the list would drop the user's denies."""
+    tools = layer.get("tools")
+    if isinstance(tools, dict) and isinstance(tools.get("rules"), list) and below.tools.rules:
+        tools["rules"] = [rule.model_dump(exclude_none=True) for rule in below.tools.rules] + tools["rules"]
 
 
 def trust_database(cli_overrides: dict[str, Any] | None = None, environ: dict[str, str] | None = None) -> Path:

@@ -167,3 +167,13 @@ def test_a_workspace_cannot_move_where_trust_is_read(tmp_path: Path) -> None:
     loaded = load_layers(ws, environ=env, user_file=user)
     assert loaded.trust_db == Path(env["AGENT_SERVER_STORE__PATH"])
     assert {k.key for k in loaded.withheld} == {"store.path", "mcp_servers.x"}
+
+
+def test_workspace_rules_add_to_the_users_deny_rules(tmp_path: Path) -> None:
+    ws, user, env = setup(tmp_path, '[[tools.rules]]\ntool = "run_command"\npattern = "rm *"\npolicy = "deny"\n')
+    user.write_text('[[tools.rules]]\ntool = "run_command"\npattern = "git push*"\npolicy = "deny"\n')
+    rules = load_layers(ws, environ=env, user_file=user).settings.tools.rules
+    assert [(r.pattern, r.policy) for r in rules] == [("git push*", "deny"), ("rm *", "deny")]
+    trust.TrustStore(tmp_path / "agent.db").remember(ws, trust.file_digest(ws / ".agent-server.toml"), True)
+    rules = load_layers(ws, environ=env, user_file=user, trusted=True).settings.tools.rules
+    assert ("git push*", "deny") in [(r.pattern, r.policy) for r in rules]
