@@ -63,11 +63,13 @@ async def collect(settings: Settings, workspace: Path) -> Report:
         names = [m.name for m in listed]
         # Ollama's spelling rules: "qwen3" is the listed "qwen3:latest", not a missing model.
         listed_name = find_listed(model, names)
+        infos: dict[str, ModelInfo] = {}
         for listed_model in listed[:20]:
             try:
                 info = await provider.model_info(listed_model.name)
             except LLMError:
                 info = listed_model
+            info = infos[info.name] = _with_learned(settings, url, info)
             report.models.append(_row(apply_overrides(info, settings.llm if info.name == listed_name else None)))
         if listed_name is None and names:
             report.problems.append(
@@ -82,6 +84,7 @@ async def collect(settings: Settings, workspace: Path) -> Report:
             )
         if chosen and chosen["tools"] == "prompt-based":
             report.notes.append(f"{model} has no native tool calling: tools are described in the prompt instead.")
+        report.notes.extend(_capability_notes(infos.get(listed_name or "")))
     except LLMError as exc:
         report.problems.append(f"{exc}. Fix: check that the server at {url} is running and reachable.")
     finally:
@@ -91,6 +94,52 @@ async def collect(settings: Settings, workspace: Path) -> Report:
         if server.get("state") == "failed":
             report.problems.append(f"MCP server '{server['name']}' failed: {server.get('error')}")
     return report
+
+
+def _with_learned(settings: Settings, url: str, info: ModelInfo) -> ModelInfo:
+    """What a session learnt about the model and stored (native tools the server dropped), over what it reports."""
+    path = settings.database_path()
+    if not path.is_file():
+        return info
+    from .store import Store
+
+    try:
+        with Store(path) as store:
+            cached = store.get_capabilities(url, info.name)
+    except Exception:  # a locked or damaged store must not break the diagnosis
+        return info
+    dropped = (cached or {}).get("details", {}).get("tools_dropped")
+    if dropped:
+        info.supports_tools = False
+        info.details["tools_dropped"] = dropped
+    return info
+
+
+def _capability_notes(info: ModelInfo | None) -> list[str]:
+    """Where the window and the tool mode of the chosen model come from."""
+    if info is None:
+        return []
+    notes = []
+    facts = info.details.get("server_facts") or {}
+    if facts.get("server") == "llama.cpp":
+        caps = facts.get("chat_template_caps") or {}
+        notes.append(
+            f"llama.cpp /props: window n_ctx={facts.get('n_ctx', '?')}, chat template "
+            f"supports_tools={caps.get('supports_tools', '?')}, model_alias={facts.get('model_alias', '?')}"
+        )
+    elif facts.get("server") == "lmstudio":
+        notes.append(
+            f"LM Studio /api/v0/models: loaded_context_length={facts.get('loaded_context_length', '?')}, "
+            f"max_context_length={facts.get('max_context_length', '?')}, capabilities={facts.get('capabilities', [])}"
+        )
+    dropped = info.details.get("tools_dropped")
+    if isinstance(dropped, dict):
+        notes.append(
+            f"{info.name}: the server dropped native tool definitions in an earlier session (a "
+            f"{dropped.get('prompt_tokens')}-token prompt for about {dropped.get('tool_tokens')} tokens of tools): "
+            'prompt-based tools are used; set llm.tool_mode = "native" to override.'
+        )
+    return notes
 
 
 async def _mcp_status(settings: Settings, workspace: Path) -> list[dict[str, Any]]:

@@ -21,8 +21,11 @@ from ..messages import Message, ToolCall
 from . import prompts
 from .analysis import analyze
 from .client import AgentClient
+from .dropped_tools import switch_if_dropped
+from .loop_guards import end_looping_answer, run_calls_guarded
 from .model_call import ModelReply, call_model
 from .relay import UpdateRelay
+from .repeated_calls import CallRepeats
 from .replay import unanswered_calls
 from .tool_step import run_tool_call
 
@@ -52,6 +55,7 @@ class Turn:
     recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], str]] | None = None
     # Counters of the robustness paths, so each stays capped within the turn.
     nudges: dict[str, int] = field(default_factory=dict)
+    repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again
 
 
 async def run_turn(turn: Turn) -> StopReason:
@@ -70,7 +74,7 @@ async def run_turn(turn: Turn) -> StopReason:
             request = await prepare(turn)
         reply = ModelReply(message=Message(role="assistant"))
         try:
-            await call_model(turn.provider, request, turn.relay, reply)
+            await call_model(turn.provider, request, turn.relay, reply, guard=True)
         except asyncio.CancelledError:
             if reply.message.content or reply.message.thinking:
                 reply.message.tool_calls = []
@@ -88,17 +92,21 @@ async def run_turn(turn: Turn) -> StopReason:
                 reply.message.meta["error"] = True
                 await turn.record(reply.message)
             raise
+        if not reply.message.tool_calls and await switch_if_dropped(turn, request, reply.usage):
+            continue  # the model never saw the tools: ask again with the tools in the prompt
         await turn.context.observe(request, reply.usage)
         if turn.context.truncated(reply.usage) and await overflow_retry(turn):
             continue  # the server silently cut the prompt: that answer saw a mangled history
+        if reply.loop is not None:
+            return await end_looping_answer(turn, reply)
         recover(turn, reply.message, request)
         unique_ids(reply.message.tool_calls, turn.session.history)
         await turn.record(reply.message)
 
         if reply.message.tool_calls:
             empty_answers = 0
-            if await call_tools(turn, reply.message.tool_calls):
-                return "end_turn"
+            if (stop := await run_calls_guarded(turn, reply.message.tool_calls, call_tools)) is not None:
+                return stop
             continue
         if reply.finish == "length":
             return "max_tokens"

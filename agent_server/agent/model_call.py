@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from ..llm.base import ChatRequest, Provider
 from ..messages import FinishReason, Message, TextDelta, ThinkingDelta, ToolCall, ToolCallEvent, Usage
 from .relay import UpdateRelay
+from .repetition import Loop, RepetitionGuard
 
 
 @dataclass
@@ -14,10 +15,16 @@ class ModelReply:
     message: Message
     finish: FinishReason = "stop"
     usage: Usage = field(default_factory=Usage)
+    loop: Loop | None = None  # set when the repetition guard stopped the stream
+    loop_in: str = "text"  # "text" | "thinking"
 
 
-async def call_model(provider: Provider, request: ChatRequest, relay: UpdateRelay, reply: ModelReply) -> None:
-    """Stream one call into `reply`, which holds the partial answer if the call is cancelled or fails."""
+async def call_model(
+    provider: Provider, request: ChatRequest, relay: UpdateRelay, reply: ModelReply, guard: bool = False
+) -> None:
+    """Stream one call into `reply`, which holds the partial answer if the call is cancelled or fails. With `guard`,
+    a stream that loops (`repetition.py`) is closed early and `reply.loop` says so."""
+    guards = {"text": RepetitionGuard(), "thinking": RepetitionGuard()} if guard else None
     text: list[str] = []
     thinking: list[str] = []
     calls: list[ToolCall] = []
@@ -32,6 +39,9 @@ async def call_model(provider: Provider, request: ChatRequest, relay: UpdateRela
                 (text if kind is TextDelta else thinking).append(delta.text)
                 if not push(delta.type, delta.text):
                     await relay.delta(delta.type, delta.text)
+                if guards is not None and (loop := guards[delta.type].feed(delta.text)) is not None:
+                    reply.loop, reply.loop_in = loop, delta.type
+                    break
             elif isinstance(event, TextDelta | ThinkingDelta):  # a subclass: same meaning, slower path
                 (text if isinstance(event, TextDelta) else thinking).append(event.text)
                 await relay.delta(event.type, event.text)

@@ -99,6 +99,7 @@ class AgentService:
                 from ..llm.registry import open_provider
 
                 cache = StoreCapabilityCache(self.store)
+                self.services["capability_cache"] = cache  # the loop remembers what it learns (dropped tools)
                 self._provider, self._model, self._model_info = await open_provider(self.settings, cache=cache)
             return self._provider, self._model, self._model_info
 

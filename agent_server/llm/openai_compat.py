@@ -13,6 +13,7 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import orjson
@@ -31,8 +32,10 @@ from ..messages import (
 )
 from ._http import HTTPProvider, decode_json, json_body, loads, raise_http_error, raise_stream_error, translate_errors
 from .base import ChatRequest, ModelInfo
+from .server_facts import apply_llamacpp_props, apply_lmstudio_model, props_describe
 
 log = logging.getLogger(__name__)
+PROBE_TIMEOUT_S = 3.0
 
 
 def message_to_wire(msg: Message) -> dict[str, Any]:
@@ -481,7 +484,8 @@ class OpenAIProvider(HTTPProvider):
         out = []
         for m in data.get("data") or []:
             meta = m.get("meta") if isinstance(m.get("meta"), dict) else {}
-            ctx = meta.get("n_ctx_train") or m.get("max_context_length") or m.get("context_length")
+            # llama.cpp: `n_ctx` is the window it runs (per slot), `n_ctx_train` only what the model was trained for.
+            ctx = meta.get("n_ctx") or meta.get("n_ctx_train") or m.get("max_context_length") or m.get("context_length")
             details = {k: v for k, v in m.items() if k not in ("id", "object")}
             out.append(
                 ModelInfo(name=str(m.get("id")), context_length=ctx if isinstance(ctx, int) else None, details=details)
@@ -489,10 +493,31 @@ class OpenAIProvider(HTTPProvider):
         return out
 
     async def model_info(self, model: str) -> ModelInfo:
-        for info in await self.list_models():
-            if info.name == model:
-                return info
-        return ModelInfo(name=model)
+        """The listed entry, corrected by what llama.cpp's `/props` or LM Studio's `/api/v0/models` report."""
+        listed = await self.list_models()
+        info = next((m for m in listed if m.name == model), None) or ModelInfo(name=model)
+        root = self.api_root[: -len("/v1")]
+        props = await self._probe_json(root + "/props")
+        if props is not None and props_describe(props, model, len(listed)):
+            return apply_llamacpp_props(info, props)
+        entry = await self._probe_json(root + "/api/v0/models/" + quote(model, safe=""))
+        if entry is not None and entry.get("id") == model:
+            return apply_lmstudio_model(info, entry)
+        return info
+
+    async def _probe_json(self, url: str) -> dict[str, Any] | None:
+        """A JSON object from an endpoint only some servers have; None on any failure (most servers lack it)."""
+        try:
+            response = await self._client.get(url, headers=self._headers, timeout=PROBE_TIMEOUT_S)
+        except httpx.HTTPError:
+            return None
+        if response.status_code != 200:
+            return None
+        try:
+            data = loads(response.content)
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
 
     async def embed(self, model: str, inputs: list[str]) -> list[list[float]]:
         data = await self._get_json("POST", "/embeddings", {"model": model, "input": inputs})

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import json
 import math
@@ -42,6 +43,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import unquote
 
 # --- model metadata ---------------------------------------------------------------------------------------
 
@@ -138,7 +140,9 @@ Step = Text | Thinking | Both | ToolCalls | Delay | StreamError | Comment | Raw
 
 @dataclass
 class FakeUsage:
-    prompt_tokens: int = 10
+    # None = what a real server reports: 10, plus the tool definitions' size when the request has tools (and the reply
+    # does not `drops_tools`, as a chat template that cannot render tools does).
+    prompt_tokens: int | None = None
     completion_tokens: int = 5
     cached_tokens: int = 0
     total_duration_ns: int = 50_000_000
@@ -167,6 +171,7 @@ class Reply:
     comments: bool = False  # OpenAI: a `: ping` comment before every event
     final_line: bool = True  # Ollama: send the done:true line
     ignore_stream: bool = False  # answer with one JSON object even when the request asked to stream
+    drops_tools: bool = False  # the prompt leaves the tools out (llama.cpp with a template that cannot render them)
 
     # -- helpers -------------------------------------------------------------------------------------------
 
@@ -293,7 +298,7 @@ def _ollama_metrics(u: FakeUsage) -> dict[str, int]:
     raw = {
         "total_duration": u.total_duration_ns,
         "load_duration": u.load_duration_ns,
-        "prompt_eval_count": u.prompt_tokens,
+        "prompt_eval_count": u.prompt_tokens or 0,
         "prompt_eval_duration": u.prompt_eval_duration_ns,
         "eval_count": u.completion_tokens,
         "eval_duration": u.eval_duration_ns,
@@ -479,9 +484,9 @@ def render_openai_events(reply: Reply, model: str, include_usage: bool) -> list[
     if include_usage:
         u = reply.usage
         usage: dict[str, Any] = {
-            "prompt_tokens": u.prompt_tokens,
+            "prompt_tokens": u.prompt_tokens or 0,
             "completion_tokens": u.completion_tokens,
-            "total_tokens": u.prompt_tokens + u.completion_tokens,
+            "total_tokens": (u.prompt_tokens or 0) + u.completion_tokens,
         }
         if u.cached_tokens:
             usage["prompt_tokens_details"] = {"cached_tokens": u.cached_tokens}
@@ -528,9 +533,9 @@ def render_openai_full(reply: Reply, model: str) -> dict[str, Any]:
             }
         ],
         "usage": {
-            "prompt_tokens": u.prompt_tokens,
+            "prompt_tokens": u.prompt_tokens or 0,
             "completion_tokens": u.completion_tokens,
-            "total_tokens": u.prompt_tokens + u.completion_tokens,
+            "total_tokens": (u.prompt_tokens or 0) + u.completion_tokens,
         },
     }
     if reply.timings:
@@ -561,6 +566,10 @@ class FakeLLMServer:
         self.flavor: Literal["both", "ollama", "openai"] = "both"
         self.version = "0.12.6"
         self.embedding_dim = 8
+        # llama.cpp's GET /props body (None = 404, as Ollama, vLLM and LM Studio answer), e.g. recorded.props().
+        self.props: dict[str, Any] | None = None
+        # LM Studio's GET /api/v0/models entries (None = 404), e.g. [{"id": ..., "loaded_context_length": 4096}].
+        self.lmstudio_models: list[dict[str, Any]] | None = None
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -713,6 +722,10 @@ class FakeLLMServer:
         path, m = req.path, req.method
         if path.startswith("/_fake/"):
             return await self._control(req, writer)
+        if path == "/props" and self.props is not None:
+            return await self._json(writer, 200, self.props)
+        if path.startswith("/api/v0/models") and self.lmstudio_models is not None:
+            return await self._lmstudio(path, writer)
         if self.flavor == "openai" and (path.startswith("/api/") or path == "/"):
             return await self._send(writer, 404, b"404 page not found", "text/plain")
         if self.flavor == "ollama" and path.startswith("/v1/"):
@@ -766,6 +779,16 @@ class FakeLLMServer:
             self.script(*(Reply.from_dict(d) for d in req.json))
             return await self._json(writer, 200, {"queued": self.pending})
         return await self._json(writer, 404, {"error": "unknown control path"})
+
+    async def _lmstudio(self, path: str, writer: asyncio.StreamWriter) -> bool:
+        entries = self.lmstudio_models or []
+        if path.rstrip("/") == "/api/v0/models":
+            return await self._json(writer, 200, {"object": "list", "data": entries})
+        name = unquote(path[len("/api/v0/models/") :])
+        for entry in entries:
+            if entry.get("id") == name:
+                return await self._json(writer, 200, entry)
+        return await self._json(writer, 404, {"error": f"Model '{name}' not found"})
 
     def _find(self, name: str) -> FakeModel | None:
         for md in self.models:
@@ -916,6 +939,9 @@ class FakeLLMServer:
                     },
                 )
         reply = self._next_reply()
+        if reply.usage.prompt_tokens is None:
+            tools = 0 if reply.drops_tools or not body.get("tools") else int(len(_dumps(body["tools"])) / 3.5)
+            reply = dataclasses.replace(reply, usage=dataclasses.replace(reply.usage, prompt_tokens=10 + tools))
         if reply.first_byte_delay:
             await self._sleep_watching(reader, reply.first_byte_delay)
         if reply.status != 200:
