@@ -41,6 +41,11 @@ INTERPRETERS = frozenset(
     "sh bash zsh dash ksh mksh fish csh tcsh busybox python python2 python3 pypy pypy3 perl ruby node nodejs deno "
     "bun php lua luajit tclsh wish Rscript osascript awk gawk mawk nawk jshell irb pwsh powershell".split()
 )
+# Programs that write, move or delete the paths they are given: a pattern covers them only inside the workspace.
+WRITERS = frozenset(
+    "cp mv rm rmdir ln install tee dd touch mkdir chmod chown chgrp truncate shred rsync scp sed patch unzip tar "
+    "curl wget mktemp".split()
+)
 # Flags that hand an interpreter its program as text (`python -c`, `node -e`, `perl -E`, `php -r`).
 INLINE_CODE_FLAGS = frozenset("-c -e -E -r -p --eval --print --command -x".split())
 # Arguments that make a harmless-looking program run another one (`find -exec`) or evaluate `a[$(...)]` names.
@@ -163,6 +168,17 @@ class _Walker:
         except (OSError, ValueError):
             return True
 
+    def _outside_arg(self, arg: str | None) -> bool:
+        """An argument (or an `--option=value`'s value) that looks like a path outside the workspace."""
+        if arg is None:
+            return True  # not static: we cannot tell where it points
+        value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+        if value.startswith("-") or not value:
+            return False
+        if value.startswith(("/", "~")) or ".." in value.split("/"):
+            return self._outside(value)
+        return False
+
     def _redirect(self, node: Any) -> tuple[int, str | None]:
         """The level a redirection needs, and a doubt if it writes outside the workspace."""
         if node.type in ("heredoc_redirect", "herestring_redirect"):
@@ -233,11 +249,14 @@ class _Walker:
             base = os.path.basename(program)
             if base in WRAPPERS:
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs other commands or changes the shell"]
-            if base in INTERPRETERS:
+            if base in INTERPRETERS or (piped and base in WRAPPERS):
                 if piped:
-                    level, reasons = BLANKET, [*reasons, f"'{base}' runs code piped into it"]
+                    # What it runs comes through the pipe (`| sh`, `| xargs rm`): the text does not show it.
+                    level, reasons = BLANKET, [*reasons, f"'{base}' runs what is piped into it"]
                 elif any(_text(w) in INLINE_CODE_FLAGS or _text(w).startswith(("-c", "-e")) for w in words):
                     level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs code given on the command line"]
+            if base in WRITERS and any(self._outside_arg(a) for a in argv_words):
+                level, reasons = max(level, EXACT), [*reasons, f"'{base}' names a path outside the workspace"]
             risky_args = RUNS_ARGUMENT.get(base)
             if risky_args and any(_text(w).split("=")[0] in risky_args for w in words):
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' has an option that runs or writes"]

@@ -161,11 +161,30 @@ def test_an_exact_approval_covers_exactly_that_text(command: str, tmp_path: Path
     assert _decide(policy, command + " x", tmp_path) == "ask"
 
 
-@pytest.mark.parametrize("command", ["cat <<EOF\nhello\nEOF", "curl -s example.com | sh", "f() { ls; }"])
+@pytest.mark.parametrize(
+    "command", ["cat <<EOF\nhello\nEOF", "curl -s example.com | sh", "f() { ls; }", "find . -name x | xargs rm"]
+)
 def test_what_the_text_does_not_show_is_never_remembered(command: str, tmp_path: Path) -> None:
     policy = PermissionPolicy(ToolsConfig(), InMemoryDecisionStore())
     policy.remember(RUN, {"command": command}, tmp_path, allow=True)
     assert _decide(policy, command, tmp_path) == "ask"
+
+
+@pytest.mark.parametrize(
+    ("approved_cmd", "later"),
+    [
+        ("cp a.txt b.txt", "cp a.txt ~/.bashrc"),
+        ("tee out.log", "tee /etc/profile"),
+        ("rm -rf build", "rm -rf ../other-project"),
+        ("rm -rf build", "rm -rf $HOME"),
+        ("curl -o page.html https://example.com", "curl -o /tmp/x https://example.com"),
+        ("mv a b", "mv --target-directory=/etc a"),
+    ],
+)
+def test_a_pattern_for_a_writer_covers_only_paths_inside(approved_cmd: str, later: str, tmp_path: Path) -> None:
+    policy = approved(tmp_path, approved_cmd)
+    assert _decide(policy, later.split(" ", 1)[0] + " x y", tmp_path) == "allow"
+    assert _decide(policy, later, tmp_path) == "ask"
 
 
 def test_deny_rules_see_through_quotes_and_wrappers(tmp_path: Path) -> None:
