@@ -38,9 +38,42 @@ _cache: CapabilityCache = MemoryCapabilityCache()
 
 
 def guess_provider(base_url: str) -> str:
-    """A URL on Ollama's port without `/v1` speaks the native API; anything else is OpenAI-compatible."""
+    """A URL on Ollama's port without `/v1` speaks the native API; anything else is OpenAI-compatible.
+
+    Only a fallback for when the server cannot be asked (see `detect_provider`)."""
     url = base_url.rstrip("/")
     return "ollama" if ":11434" in url and not url.endswith("/v1") else "openai"
+
+
+def _root(base_url: str) -> str:
+    url = base_url.rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+async def is_ollama(client: httpx.AsyncClient, base_url: str, timeout_s: float = PROBE_TIMEOUT_S) -> bool:
+    """Ollama answers GET /api/version with {"version": "..."}; other servers answer 404 (or an error body)."""
+    try:
+        response = await client.get(_root(base_url) + "/api/version", timeout=timeout_s)
+        body = response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, OSError, ValueError):
+        return False
+    return isinstance(body, dict) and isinstance(body.get("version"), str) and "error" not in body
+
+
+async def detect_provider(client: httpx.AsyncClient, base_url: str) -> tuple[str, str]:
+    """(provider, URL) for a configured `llm.base_url` without `llm.provider`: ask the server, don't guess.
+
+    An Ollama behind a proxy, on another port or given with `/v1` gets the native API at its root (only there
+    can `num_ctx` be set; its OpenAI endpoint silently truncates at the default). A server that does not
+    answer keeps the port-based guess, so the real error comes from the first request.
+    """
+    if await is_ollama(client, base_url):
+        return "ollama", _root(base_url)
+    try:
+        await client.get(base_url.rstrip("/"), timeout=PROBE_TIMEOUT_S)
+    except (httpx.HTTPError, OSError):
+        return guess_provider(base_url), base_url  # not reachable now: the port-based guess
+    return "openai", base_url
 
 
 def build(name: str, base_url: str, llm: LLMConfig) -> Provider:
@@ -102,9 +135,12 @@ async def resolve_endpoint(
 ) -> tuple[str, str, str]:
     """(provider name, base URL, model): config first, else auto-detection; no model configured = the first listed."""
     llm = settings.llm
-    if llm.provider or llm.base_url:
-        url = llm.base_url or DEFAULT_URLS[llm.provider or "ollama"]
-        name = llm.provider or guess_provider(url)
+    if llm.provider:
+        url = llm.base_url or DEFAULT_URLS[llm.provider]
+        name = llm.provider
+    elif llm.base_url:
+        async with _client(client) as c:
+            name, url = await detect_provider(c, llm.base_url)
     else:
         async with _client(client) as c:
             found = await autodetect(c, ollama_url, lmstudio_url)

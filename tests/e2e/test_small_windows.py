@@ -221,3 +221,35 @@ async def test_a_100_kb_mcp_result_is_paged_and_the_rest_is_reachable(
     before = len(routing_llm.agent_requests())
     assert await prompt(client, sid, "Anything else?") == "end_turn"
     check_requests(routing_llm, window, "Anything else?", since=before)
+
+
+# --- provider detection: an Ollama anywhere gets the native API, where num_ctx can be set ---------------------
+
+
+@pytest.mark.parametrize("suffix", ["", "/v1"])
+async def test_ollama_on_another_port_gets_the_native_api_with_num_ctx(
+    start_server: Start, workspace: Path, routing_llm: RoutingFakeLLM, suffix: str
+) -> None:
+    routing_llm.models[0].context_length = 4096
+    routing_llm.script(Reply.text("hello"))
+    # No llm.provider: the server is asked (GET /api/version), not guessed from its port (not 11434 here).
+    options = {"llm": {"baseUrl": routing_llm.url + suffix, "model": routing_llm.models[0].name}}
+    client = await start_server(workspace, options)
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "hi") == "end_turn", await client.stderr_text()
+    chats = routing_llm.chat_requests()
+    assert [r.path for r in chats] == ["/api/chat"]
+    assert chats[0].json["options"]["num_ctx"] == 4096
+    assert any(r.path == "/api/version" for r in routing_llm.requests)
+
+
+async def test_an_openai_compatible_server_keeps_the_openai_api(
+    start_server: Start, workspace: Path, routing_llm: RoutingFakeLLM
+) -> None:
+    routing_llm.flavor = "openai"  # /api/* answers 404, as llama.cpp and LM Studio do
+    routing_llm.script(Reply.text("hello"))
+    options = {"llm": {"baseUrl": routing_llm.url + "/v1", "model": routing_llm.models[0].name}}
+    client = await start_server(workspace, options)
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "hi") == "end_turn", await client.stderr_text()
+    assert [r.path for r in routing_llm.chat_requests()] == ["/v1/chat/completions"]
