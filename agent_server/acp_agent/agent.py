@@ -161,10 +161,13 @@ class AcpAgent:
         request = acp.PromptRequest.model_validate(params)
         service = self._service(None)
         command = commands.parse(request.prompt)
-        if command is None:
-            stop = await service.prompt(request.session_id, request.prompt, self.client)
-            return acp.PromptResponse(stop_reason=stop).dump()
         session = await service.open(request.session_id)
+        if command is None:
+            title = session.title
+            stop = await service.prompt(request.session_id, request.prompt, self.client)
+            if session.title != title:  # the first prompt names the session: clients show it in their lists
+                self.client.session_update_nowait(session.id, acp.SessionInfoUpdate(title=session.title))
+            return acp.PromptResponse(stop_reason=stop).dump()
         if session.busy or request.session_id in self._commands:
             raise ValueError(f"session {request.session_id} is busy; cancel it first")
         run, arg = command

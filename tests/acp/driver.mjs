@@ -207,13 +207,14 @@ async function withCapabilities() {
 
   // A streamed answer.
   await script({
-    steps: [{ text: "Hello from " }, { delay: 0.05 }, { text: "the fake model, " }, { delay: 0.05 }, { text: "streamed in pieces." }],
+    steps: [{ text: "Hello from " }, { delay: 0.4 }, { text: "the fake model, " }, { delay: 0.4 }, { text: "streamed in pieces." }],
   });
   const hello = await ed.prompt(sid, "Say hello");
   assert.equal(hello.stopReason, "end_turn");
   assert.equal(hello.text, "Hello from the fake model, streamed in pieces.");
   summary.helloChunks = hello.updates.filter((u) => u.sessionUpdate === "agent_message_chunk").length;
   summary.usage = hello.updates.filter((u) => u.sessionUpdate === "usage_update").length;
+  assert.ok(hello.updates.some((u) => u.sessionUpdate === "session_info_update" && u.title === "Say hello"));
 
   // The model reads an unsaved buffer (fs/read_text_file), not the file on disk.
   const notes = path.join(cfg.workspace, "notes.txt");
