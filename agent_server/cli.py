@@ -177,10 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_doctor)
 
     from . import permissions_cli
+    from .checkpoints import cli as checkpoints_cli
     from .index import cli as index_cli
     from .store import cli as store_cli
 
-    for module in (index_cli, store_cli, permissions_cli):
+    for module in (index_cli, store_cli, permissions_cli, checkpoints_cli):
         module.register(sub)
     return parser
 
@@ -193,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        if "settings" not in vars(args) and args.command in ("index", "search", "sessions", "permissions"):
+        offline = ("index", "search", "sessions", "permissions", "checkpoints")
+        if "settings" not in vars(args) and args.command in offline:
             args.settings = _load(args, Path(getattr(args, "workspace", None) or ".").resolve())
         status: int = func(args) or 0
         return status

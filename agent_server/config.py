@@ -120,6 +120,17 @@ class IndexConfig(Section):
     """Also embed chunks with `llm.embedding_model`, in the background, pausing while a turn runs."""
 
 
+class CheckpointsConfig(Section):
+    enabled: bool = True
+    """Before each turn that changes files, keep the workspace as it was (git: private refs; else file copies)."""
+    max_per_session: int = Field(default=50, ge=1, le=10_000)
+    """Older checkpoints of a session are pruned beyond this many."""
+    max_age_days: float = Field(default=14.0, gt=0)
+    """Checkpoints older than this are pruned."""
+    max_file_bytes: int = Field(default=2_000_000, gt=0)
+    """Outside git: files larger than this are not copied (so they cannot be restored)."""
+
+
 class StoreConfig(Section):
     path: str | None = None
     """SQLite file; default: the user data dir (platformdirs)."""
@@ -136,6 +147,7 @@ class Settings(Section):
     tools: ToolsConfig = Field(default_factory=ToolsConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
     index: IndexConfig = Field(default_factory=IndexConfig)
+    checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     log: LogConfig = Field(default_factory=LogConfig)
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)

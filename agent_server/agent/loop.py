@@ -18,6 +18,7 @@ from ..config import Settings
 from ..errors import ContextOverflowError, LLMError
 from ..llm.base import ChatRequest, GenerationOptions, Provider
 from ..messages import Message, ToolCall
+from ..tools.base import Tool
 from . import prompts
 from .analysis import analyze
 from .client import AgentClient
@@ -53,6 +54,8 @@ class Turn:
     relay: UpdateRelay
     services: dict[str, Any] = field(default_factory=dict)
     recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], str]] | None = None
+    # Called before a tool that may change files runs (after approval): takes the turn's checkpoint.
+    checkpoint: Callable[[Tool, dict[str, Any]], Awaitable[None]] | None = None
     # Counters of the robustness paths, so each stays capped within the turn.
     nudges: dict[str, int] = field(default_factory=dict)
     repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again
@@ -152,9 +155,11 @@ async def overflow_retry(turn: Turn, error: ContextOverflowError | None = None) 
 
 def recover(turn: Turn, message: Message, request: ChatRequest) -> None:
     """Tool calls the model wrote as text instead of emitting them (only names we offered count)."""
-    if message.tool_calls or turn.recover_calls is None or not request.tools:
+    # Prompt tool mode sends no `tools`: the offered names are the registry's (the system prompt lists them).
+    names = {spec.name for spec in request.tools} or (set(turn.tools.names()) if turn.context.prompt_tools else set())
+    if message.tool_calls or turn.recover_calls is None or not names:
         return
-    calls, _visible = turn.recover_calls(message.content, {spec.name for spec in request.tools})
+    calls, _visible = turn.recover_calls(message.content, names)
     if calls:
         message.tool_calls = calls
         message.meta["recovered_tool_calls"] = True

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .. import acp
+from ..checkpoints import CheckpointLimits, CheckpointService, RestoreResult
 from ..config import Settings
 from ..context import estimate_message
 from ..errors import AgentServerError, SessionNotFoundError
@@ -22,6 +23,8 @@ from ..store import Store
 from ..tools.builtin import builtin_tools
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
+from . import checkpointing
+from .checkpointing import checkpoint_hook
 from .client import AgentClient
 from .content import display_text, prompt_text
 from .context_step import ContextStep
@@ -35,6 +38,13 @@ from .titles import title_from_prompt
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+def _checkpoints(settings: Settings, store: Store) -> CheckpointService | None:
+    cfg = settings.checkpoints
+    if not cfg.enabled:
+        return None
+    return CheckpointService(store, CheckpointLimits(cfg.max_per_session, cfg.max_age_days, cfg.max_file_bytes))
 READ_ONLY_KINDS = {"read", "search", "think"}  # MCP tools are left out: their effects are unknown
 
 
@@ -55,6 +65,7 @@ class AgentService:
         self.store = Store(settings.database_path())
         self.tools = ToolRegistry(builtin_tools(settings), result_limit=settings.tools.result_limit)
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
+        self.checkpoints = _checkpoints(settings, self.store)
         self.idle = asyncio.Event()  # set while no turn runs: background work (embeddings) waits for it
         self.idle.set()
         self.indexer: IndexService | None = None
@@ -194,11 +205,12 @@ class AgentService:
 
     async def _attach_mcp(self, session: Session, servers: list[acp.McpServer]) -> None:
         """Start the session's MCP servers (config + the client's) in the background; never blocks."""
-        from ..tools.mcp import McpManager, servers_from_acp
+        from ..tools.mcp import servers_from_acp
 
         wanted = {**self.settings.mcp_servers, **servers_from_acp(servers)}
         if not wanted:
             return
+        from ..tools.mcp import McpManager  # the MCP SDK loads only for a session that has servers
         if session.mcp is not None:
             await session.mcp.aclose()
         client = self.client
@@ -224,6 +236,22 @@ class AgentService:
         for tool in session.mcp.tools():
             registry.register(tool, replace=True)
         return registry
+
+    # --- checkpoints ------------------------------------------------------------------------------------
+
+    def require_checkpoints(self) -> CheckpointService:
+        if self.checkpoints is None:
+            raise AgentServerError("checkpoints are off (checkpoints.enabled = false)")
+        return self.checkpoints
+
+    async def restore_checkpoint(
+        self, checkpoint_id: str, client: AgentClient | None, conversation: bool = False
+    ) -> RestoreResult:
+        checkpoints = self.require_checkpoints()
+        record = await checkpoints.get(checkpoint_id)
+        return await checkpointing.restore(
+            checkpoints, self.store, self.sessions.get(record.session_id), checkpoint_id, client, conversation
+        )
 
     # --- permissions and models -------------------------------------------------------------------------
 
@@ -318,6 +346,7 @@ class AgentService:
             session.after_turn = None
         await self._refresh(session)
         await record(Message(role="user", content=text, meta={"display": shown} if shown and shown != text else {}))
+        turn_message_id = session.store_version[0] if session.store_version else 0
         if session.title is None:
             session.title = title_from_prompt(text)
         try:
@@ -338,11 +367,17 @@ class AgentService:
                 relay=relay,
                 services=self.services,
                 recover_calls=recover_tool_calls,
+                checkpoint=checkpoint_hook(self.checkpoints, session, turn_message_id, text)
+                if self.checkpoints is not None
+                else None,
             )
             stop = await run_turn(turn)
         except asyncio.CancelledError:
             await relay.flush()
             return "cancelled"
+        finally:
+            if self.checkpoints is not None:
+                await asyncio.shield(self.checkpoints.after_turn(session.id, turn_message_id))
         if self.settings.index.on_read != "off":
             session.after_turn = asyncio.ensure_future(self._on_read(session, client))
         return stop

@@ -99,6 +99,37 @@ def m003_capabilities(conn: sqlite3.Connection) -> None:
 
 
 @migration
+def m004_checkpoints(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE checkpoints (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            workspace TEXT NOT NULL,
+            turn_message_id INTEGER NOT NULL,
+            prompt TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL CHECK (kind IN ('git', 'files')),
+            before_ref TEXT,
+            after_ref TEXT,
+            created_at REAL NOT NULL
+        )"""
+    )
+    conn.execute("CREATE INDEX checkpoints_session ON checkpoints (session_id, turn_message_id)")
+    conn.execute("CREATE INDEX checkpoints_workspace ON checkpoints (workspace, created_at)")
+    conn.execute(
+        """CREATE TABLE checkpoint_files (
+            checkpoint_id TEXT NOT NULL REFERENCES checkpoints (id) ON DELETE CASCADE,
+            path TEXT NOT NULL,
+            before BLOB,
+            before_exists INTEGER NOT NULL,
+            after BLOB,
+            after_exists INTEGER NOT NULL DEFAULT 0,
+            after_recorded INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (checkpoint_id, path)
+        )"""
+    )
+
+
+@migration
 def m005_workspace_trust(conn: sqlite3.Connection) -> None:
     # One answer per workspace and config-file content: a changed file is asked about again.
     conn.execute(

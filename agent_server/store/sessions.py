@@ -178,6 +178,22 @@ class Store:
                 "UPDATE sessions SET history_base = ?, updated_at = ? WHERE id = ?", (last or 0, now, session_id)
             )
 
+    def cut_from(self, session_id: str, message_id: int) -> int:
+        """Forget message `message_id` and everything after it (a checkpoint restore that also rewinds the
+        conversation). A compacted history or summary that covers removed messages is dropped too, so nothing
+        removed can reach the model again; returns how many messages were removed."""
+        with self.db.write() as conn:
+            base = self._require(conn, session_id)["history_base"] or 0
+            removed = conn.execute(
+                "DELETE FROM messages WHERE session_id = ? AND id >= ?", (session_id, message_id)
+            ).rowcount
+            if base >= message_id:
+                conn.execute("DELETE FROM history_entries WHERE session_id = ?", (session_id,))
+                conn.execute("UPDATE sessions SET history_base = 0 WHERE id = ?", (session_id,))
+            conn.execute("DELETE FROM summaries WHERE session_id = ? AND covers_until >= ?", (session_id, message_id))
+            conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id))
+        return int(removed)
+
     # --- summaries --------------------------------------------------------------------------------------
 
     def add_summary(self, session_id: str, text: str, covers_until: int) -> None:

@@ -1,0 +1,64 @@
+"""The service side of checkpoints: the hook a turn calls before a change, and restores that may rewind the
+conversation as well as the files."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from ..checkpoints import CheckpointService, RestoreResult
+from ..errors import AgentServerError
+from ..store import Store
+from ..tools.base import Tool
+from .client import AgentClient
+from .session import Session
+
+
+def touched_paths(args: dict[str, Any], roots: list[Path]) -> list[Path]:
+    """The files a call names (outside git, these are what a checkpoint copies)."""
+    from ..tools.sandbox import resolve
+
+    path = args.get("path")
+    if not isinstance(path, str):
+        return []
+    try:
+        return [resolve(roots, path)]
+    except Exception:  # the tool itself will refuse it
+        return []
+
+
+def checkpoint_hook(
+    checkpoints: CheckpointService, session: Session, turn_message_id: int, prompt: str
+) -> Callable[[Tool, dict[str, Any]], Awaitable[None]]:
+    async def before_change(tool: Tool, args: dict[str, Any]) -> None:
+        await checkpoints.before_change(
+            session.id, session.cwd, turn_message_id, prompt, touched_paths(args, session.roots)
+        )
+
+    return before_change
+
+
+async def restore(
+    checkpoints: CheckpointService,
+    store: Store,
+    session: Session | None,
+    checkpoint_id: str,
+    client: AgentClient | None,
+    conversation: bool,
+) -> RestoreResult:
+    """Files back to before the checkpoint's turn; with `conversation`, the history is cut at that turn too, so
+    the model's next request no longer contains the removed messages."""
+    if session is not None and session.busy:
+        raise AgentServerError(f"session {session.id} is running a turn; cancel it before restoring")
+    record = await checkpoints.get(checkpoint_id)
+    result = await checkpoints.restore(checkpoint_id, client)
+    if conversation:
+        await asyncio.to_thread(store.cut_from, record.session_id, record.turn_message_id)
+        await checkpoints.forget_from(record.session_id, record.turn_message_id)
+        if session is not None:
+            session.history = await asyncio.to_thread(store.load_messages, session.id)
+            session.store_version = await asyncio.to_thread(store.version, session.id)
+        result.conversation_cut = True
+    return result

@@ -1,0 +1,332 @@
+"""Checkpoints: the workspace as it was before each turn that changed files, for review and restore.
+
+In a git work tree a checkpoint is a pair of snapshot commits under private refs (before the turn's first change,
+and at the end of the turn), so it also covers what `run_command` created or deleted. Outside git it is a copy of
+each file the agent's own tools touched, kept in SQLite; a command's effects are not tracked there (the user is told).
+
+Restore writes the files back through the editor when it has them open (so its undo still works), else on disk,
+and can also cut the conversation at the turn, so the model no longer sees what was undone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..agent.client import AgentClient, FileChange, TextEdit
+from ..errors import AgentServerError
+from ..store import Store
+from .git_snapshots import GitError, GitSnapshots, find_repository
+from .records import CheckpointRecord, CheckpointTable
+
+log = logging.getLogger(__name__)
+NOT_TRACKED_NOTE = "outside git only the files the agent's own tools changed are kept; run_command effects are not"
+
+
+class CheckpointNotFoundError(AgentServerError):
+    def __init__(self, checkpoint_id: str) -> None:
+        super().__init__(f"no checkpoint {checkpoint_id!r} (see agent/_checkpoints/list)")
+        self.checkpoint_id = checkpoint_id
+
+
+@dataclass(frozen=True)
+class CheckpointLimits:
+    max_per_session: int = 50
+    max_age_days: float = 14.0
+    max_file_bytes: int = 2_000_000  # outside git: larger files are not copied (and so cannot be restored)
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """One file's change. Text is None for a side where the file does not exist; binary files carry no text."""
+
+    path: str  # absolute
+    status: str  # "added", "deleted", "modified"
+    old_text: str | None
+    new_text: str | None
+    binary: bool = False
+
+
+@dataclass
+class RestoreResult:
+    files: list[FileDiff]
+    conversation_cut: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def _text(data: bytes | None) -> tuple[str | None, bool]:
+    if data is None:
+        return None, False
+    if b"\0" in data[:8192]:
+        return None, True
+    try:
+        return data.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return None, True
+
+
+def _diff(path: str, old: bytes | None, new: bytes | None) -> FileDiff:
+    old_text, old_bin = _text(old)
+    new_text, new_bin = _text(new)
+    status = "added" if old is None else "deleted" if new is None else "modified"
+    return FileDiff(path=path, status=status, old_text=old_text, new_text=new_text, binary=old_bin or new_bin)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes() if path.is_file() else None
+    except OSError:
+        return None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+class CheckpointService:
+    """Takes, lists, shows and restores checkpoints. One per server; safe for several sessions."""
+
+    def __init__(self, store: Store, limits: CheckpointLimits | None = None) -> None:
+        self.table = CheckpointTable(store.db)
+        self.store = store
+        self.limits = limits or CheckpointLimits()
+        self._repos: dict[Path, GitSnapshots | None] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    # --- taking ---------------------------------------------------------------------------------------
+
+    def _repo(self, workspace: Path) -> GitSnapshots | None:
+        if workspace not in self._repos:
+            found = find_repository(workspace)
+            self._repos[workspace] = GitSnapshots(*found) if found else None
+        return self._repos[workspace]
+
+    def _lock(self, key: str) -> asyncio.Lock:
+        return self._locks.setdefault(key, asyncio.Lock())
+
+    async def before_change(
+        self, session_id: str, workspace: Path, turn_message_id: int, prompt: str, paths: list[Path]
+    ) -> CheckpointRecord | None:
+        """Called before a tool that may change files: the turn's first call takes the checkpoint; outside git,
+        every call also copies the files it is about to touch. Never raises: a failed checkpoint must not stop
+        the user's work (it is logged)."""
+        try:
+            async with self._lock(session_id):
+                record = await asyncio.to_thread(self.table.for_turn, session_id, turn_message_id)
+                if record is None:
+                    record = await asyncio.to_thread(self._create, session_id, workspace, turn_message_id, prompt)
+                if record.kind == "files":
+                    await asyncio.to_thread(self._copy_before, record, workspace, paths)
+                return record
+        except Exception as exc:
+            log.warning("checkpoint before a change failed: %s", exc)
+            return None
+
+    def _create(self, session_id: str, workspace: Path, turn_message_id: int, prompt: str) -> CheckpointRecord:
+        repo = self._repo(workspace)
+        checkpoint_id = f"ckpt_{uuid.uuid4().hex[:12]}"
+        before = None
+        if repo is not None:
+            before = repo.snapshot(f"{checkpoint_id}/before", f"agent-server checkpoint before: {prompt[:200]}")
+        record = CheckpointRecord(
+            id=checkpoint_id,
+            session_id=session_id,
+            workspace=str(workspace),
+            turn_message_id=turn_message_id,
+            prompt=prompt[:500],
+            kind="git" if repo is not None else "files",
+            before_ref=before,
+            after_ref=None,
+            created_at=time.time(),
+        )
+        self.table.add(record)
+        return record
+
+    def _copy_before(self, record: CheckpointRecord, workspace: Path, paths: list[Path]) -> None:
+        for path in paths:
+            path = path.resolve()
+            if not _inside(path, workspace) or self.table.has_copy(record.id, str(path)):
+                continue
+            data = _read(path)
+            if data is not None and len(data) > self.limits.max_file_bytes:
+                log.warning("checkpoint: %s is larger than %d bytes; not copied", path, self.limits.max_file_bytes)
+                continue
+            self.table.add_copy(record.id, str(path), data)
+
+    async def after_turn(self, session_id: str, turn_message_id: int) -> None:
+        """At the end of a turn that took a checkpoint: record the result (for review), then prune old ones."""
+        try:
+            async with self._lock(session_id):
+                record = await asyncio.to_thread(self.table.for_turn, session_id, turn_message_id)
+                if record is None:
+                    return
+                await asyncio.to_thread(self._record_after, record)
+                await asyncio.to_thread(self._prune, session_id)
+        except Exception as exc:
+            log.warning("checkpoint after the turn failed: %s", exc)
+
+    def _record_after(self, record: CheckpointRecord) -> None:
+        if record.kind == "git":
+            repo = self._repo(Path(record.workspace))
+            if repo is not None:
+                after = repo.snapshot(f"{record.id}/after", f"agent-server checkpoint after: {record.prompt[:200]}")
+                self.table.set_after(record.id, after)
+            return
+        for copy in self.table.copies(record.id):
+            self.table.set_after_copy(record.id, copy.path, _read(Path(copy.path)))
+
+    def _prune(self, session_id: str) -> None:
+        records = self.table.select(session_id=session_id)
+        cutoff = time.time() - self.limits.max_age_days * 86400
+        doomed = [r for r in records if r.created_at < cutoff]
+        keep = [r for r in records if r.created_at >= cutoff]
+        if len(keep) > self.limits.max_per_session:
+            doomed += keep[: len(keep) - self.limits.max_per_session]
+        self._drop(doomed)
+
+    def _drop(self, records: list[CheckpointRecord]) -> None:
+        for record in records:
+            repo = self._repo(Path(record.workspace)) if record.kind == "git" else None
+            for side in ("before", "after"):
+                if repo is not None:
+                    try:
+                        repo.delete_ref(f"{record.id}/{side}")
+                    except GitError:
+                        pass
+        self.table.delete([r.id for r in records])
+
+    # --- reading --------------------------------------------------------------------------------------
+
+    async def list_checkpoints(
+        self, session_id: str | None = None, workspace: str | None = None
+    ) -> list[CheckpointRecord]:
+        return await asyncio.to_thread(self.table.select, session_id, workspace)
+
+    async def get(self, checkpoint_id: str) -> CheckpointRecord:
+        record = await asyncio.to_thread(self.table.get, checkpoint_id)
+        if record is None:
+            raise CheckpointNotFoundError(checkpoint_id)
+        return record
+
+    async def changes(self, checkpoint_id: str) -> list[FileDiff]:
+        """What the turn changed: its files before the first change → at the end of the turn (or now, while the
+        turn still runs)."""
+        record = await self.get(checkpoint_id)
+        return await asyncio.to_thread(self._changes, record, True)
+
+    async def preview_restore(self, checkpoint_id: str) -> list[FileDiff]:
+        """What a restore would do: the workspace now → as it was before the turn."""
+        record = await self.get(checkpoint_id)
+        return [_reverse(d) for d in await asyncio.to_thread(self._changes, record, False)]
+
+    def _changes(self, record: CheckpointRecord, at_turn_end: bool) -> list[FileDiff]:
+        """Before the turn → the end of the turn (`at_turn_end`, once recorded) or the workspace now."""
+        workspace = Path(record.workspace)
+        if record.kind == "files":
+            diffs = []
+            for copy in self.table.copies(record.id):
+                after = copy.after if (at_turn_end and copy.after_recorded) else _read(Path(copy.path))
+                if after != copy.before:
+                    diffs.append(_diff(copy.path, copy.before, after))
+            return diffs
+        repo = self._repo(workspace)
+        if repo is None or record.before_ref is None:
+            raise GitError(f"the repository of {workspace} is gone")
+        after_ref = record.after_ref if at_turn_end else None
+        target = after_ref or repo.snapshot(f"{record.id}/now", "agent-server checkpoint: the work tree now")
+        diffs = []
+        for change in repo.changes(record.before_ref, target):
+            path = (repo.top / change.path).resolve()
+            if not _inside(path, workspace):
+                continue  # the repository is bigger than the workspace: only the workspace is ours
+            old = repo.blob(change.old_blob) if change.old_blob else None
+            new = repo.blob(change.new_blob) if change.new_blob else None
+            diffs.append(_diff(str(path), old, new))
+        if after_ref is None:
+            repo.delete_ref(f"{record.id}/now")
+        return diffs
+
+    # --- restoring ------------------------------------------------------------------------------------
+
+    async def restore(self, checkpoint_id: str, client: AgentClient | None) -> RestoreResult:
+        """Put every file the turn (and everything after it) changed back as it was before the turn."""
+        record = await self.get(checkpoint_id)
+        diffs = await self.preview_restore(checkpoint_id)
+        notes = [] if record.kind == "git" else [NOT_TRACKED_NOTE]
+        originals = await asyncio.to_thread(self._originals, record, diffs)
+        for diff in diffs:
+            await _put_back(Path(diff.path), originals[diff.path], client)
+        return RestoreResult(files=diffs, conversation_cut=False, notes=notes)
+
+    def _originals(self, record: CheckpointRecord, diffs: list[FileDiff]) -> dict[str, bytes | None]:
+        wanted = {d.path for d in diffs}
+        if record.kind == "files":
+            return {c.path: c.before for c in self.table.copies(record.id) if c.path in wanted}
+        repo = self._repo(Path(record.workspace))
+        assert repo is not None and record.before_ref is not None
+        result: dict[str, bytes | None] = {}
+        target = repo.snapshot(f"{record.id}/now", "agent-server checkpoint: the work tree now")
+        for change in repo.changes(record.before_ref, target):
+            path = str((repo.top / change.path).resolve())
+            if path in wanted:
+                result[path] = repo.blob(change.old_blob) if change.old_blob else None
+        repo.delete_ref(f"{record.id}/now")
+        return result
+
+    async def forget_from(self, session_id: str, turn_message_id: int) -> None:
+        """The conversation was cut at a turn: its checkpoint and later ones belong to removed turns."""
+        records = await asyncio.to_thread(self.table.select, session_id)
+        await asyncio.to_thread(self._drop, [r for r in records if r.turn_message_id >= turn_message_id])
+
+    async def disk_bytes(self, checkpoint_id: str) -> int:
+        return await asyncio.to_thread(self.table.bytes_used, checkpoint_id)
+
+
+def _reverse(diff: FileDiff) -> FileDiff:
+    status = {"added": "deleted", "deleted": "added"}.get(diff.status, diff.status)
+    return FileDiff(diff.path, status, diff.new_text, diff.old_text, diff.binary)
+
+
+async def _put_back(path: Path, data: bytes | None, client: AgentClient | None) -> None:
+    from ..tools.editing import end_position
+
+    if data is None:
+        await asyncio.to_thread(_unlink, path)
+        return
+    text, _binary = _text(data)
+    open_text = client.open_document_text(path) if client is not None else None
+    if client is not None and text is not None and open_text is not None and client.features.apply_edit:
+        # The editor has it open: an edit keeps its undo history (the user can undo the restore itself).
+        end_line, end_char = end_position(open_text)
+        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, text)])
+        if await client.apply_edit(f"Restore {path.name}", [change]):
+            await client.save_documents([path])
+            if _read(path) == data:
+                return
+    await asyncio.to_thread(_write_bytes, path, data)
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.restore.tmp")
+    mode = None
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        pass
+    tmp.write_bytes(data)
+    if mode is not None:
+        os.chmod(tmp, mode)
+    os.replace(tmp, path)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
