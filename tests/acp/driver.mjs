@@ -219,10 +219,26 @@ async function withCapabilities() {
   // The model reads an unsaved buffer (fs/read_text_file), not the file on disk.
   const notes = path.join(cfg.workspace, "notes.txt");
   ed.buffers.set(notes, "first line\nunsaved line\n");
-  await script(toolCall("read_file", { path: "notes.txt" }), { text: "Read it." });
+  await script(
+    {
+      steps: [
+        { thinking: "I should make a plan first." },
+        { tool_calls: [{ name: "update_plan", arguments: { entries: [{ content: "Read notes.txt", status: "in_progress" }] } }] },
+      ],
+    },
+    toolCall("read_file", { path: "notes.txt" }),
+    { text: "Read it." },
+  );
   const read = await ed.prompt(sid, "Read notes.txt");
   assert.equal(read.stopReason, "end_turn");
-  const readResult = read.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+  const thought = read.updates.filter((u) => u.sessionUpdate === "agent_thought_chunk").map((u) => u.content.text);
+  assert.match(thought.join(""), /make a plan first/);
+  const plan = read.updates.find((u) => u.sessionUpdate === "plan");
+  assert.deepEqual(plan.entries.map((e) => [e.content, e.status]), [["Read notes.txt", "in_progress"]]);
+  const readCall = read.updates.find((u) => u.sessionUpdate === "tool_call" && u.kind === "read").toolCallId;
+  const readResult = read.updates.find(
+    (u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === readCall && u.status === "completed",
+  );
   assert.match(JSON.stringify(readResult.content), /unsaved line/);
   assert.ok(ed.methods().includes("fs/read_text_file"), "the buffer was read through the client");
   // The user saves; the agent edits: permission with the diff, written through fs/write_text_file.
