@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -244,3 +245,36 @@ async def test_nothing_but_json_rpc_on_stdout_even_from_child_processes(
 
 async def _allow(params: dict[str, Any]) -> dict[str, Any]:
     return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+
+STDIO_MCP = str(Path(__file__).parents[1] / "fakes" / "mcp_stdio_server.py")
+
+
+async def test_the_clients_mcp_servers_serve_code_mode_and_stay_out_of_ask_mode(
+    start: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    proc = await start()
+    await _init(proc)
+    server = {"name": "demo", "command": sys.executable, "args": [STDIO_MCP], "env": []}
+    new = await proc.request("session/new", {"cwd": str(workspace), "mcpServers": [server]})
+    sid = new["sessionId"]
+    offered: list[str] = []
+    for _ in range(40):  # servers start in the background; the first turns do not wait for them
+        fake_llm.script(Reply.text("ok"))
+        await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "add"}]})
+        offered = [t["function"]["name"] for t in fake_llm.chat_requests()[-1].json.get("tools", [])]
+        if "demo__add" in offered:
+            break
+        await asyncio.sleep(0.25)
+    assert "demo__add" in offered, offered
+    proc.answers["session/request_permission"] = _allow
+    fake_llm.script(Reply.tool_call("demo__add", {"a": 2, "b": 40}), Reply.text("42"))
+    await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "add 2 and 40"}]})
+    assert "42" in fake_llm.chat_requests()[-1].json["messages"][-1]["content"]
+
+    assert await proc.request("session/set_mode", {"sessionId": sid, "modeId": "ask"}) == {}
+    fake_llm.script(Reply.text("looked only"))
+    await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "add again"}]})
+    asked = {t["function"]["name"] for t in fake_llm.chat_requests()[-1].json.get("tools", [])}
+    assert "read_file" in asked
+    assert not asked & {"demo__add", "run_command", "write_file", "edit_file"}, asked
