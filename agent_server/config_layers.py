@@ -35,10 +35,11 @@ class ConfigIssue:
     """Dotted key (`agent.max_rounds`); empty when the whole layer could not be read."""
     problem: str
     """What was wrong and the expected form."""
+    outcome: str = "ignored"
 
     def __str__(self) -> str:
         where = f"{self.source}: {self.key}" if self.key else self.source
-        return f"{where}: {self.problem} (ignored)"
+        return f"{where}: {self.problem} ({self.outcome})"
 
 
 @dataclass
@@ -121,8 +122,9 @@ def dict_layer(data: dict[str, Any] | None, source: str, issues: list[ConfigIssu
 
 def _known_tools() -> set[str]:
     from .tools.builtin import builtin_tools  # tools import config: only when checking names
+    from .tools.spill import read_output_tool
 
-    return {tool.name for tool in builtin_tools()}
+    return {tool.name for tool in builtin_tools()} | {read_output_tool().name}
 
 
 def _checked_name(name: str) -> bool:
@@ -136,7 +138,11 @@ def _unknown_tool(name: str, known: set[str]) -> str:
     return f"unknown tool '{name}'{hint}"
 
 
+_UNKNOWN_KEPT = "kept: it matches no tool"
+
+
 def _check_tools(layer: Layer, report: Any) -> None:
+    """Report tool names no tool has. They stay: a tool added later must not lose the `deny` a user wrote for it."""
     tools = layer.data.get("tools")
     if not isinstance(tools, dict):
         return
@@ -147,20 +153,15 @@ def _check_tools(layer: Layer, report: Any) -> None:
             if _checked_name(str(name)):
                 known = known if known is not None else _known_tools()
                 if name not in known:
-                    report(f"tools.policy.{name}", _unknown_tool(str(name), known))
-                    del policy[name]
+                    report(f"tools.policy.{name}", _unknown_tool(str(name), known), _UNKNOWN_KEPT)
     rules = tools.get("rules")
     if isinstance(rules, list):
-        kept = []
         for i, rule in enumerate(rules):
             name = rule.get("tool") if isinstance(rule, dict) else None
             if isinstance(name, str) and _checked_name(name):
                 known = known if known is not None else _known_tools()
                 if name not in known:
-                    report(f"tools.rules.{i}.tool", _unknown_tool(name, known))
-                    continue
-            kept.append(rule)
-        tools["rules"] = kept
+                    report(f"tools.rules.{i}.tool", _unknown_tool(name, known), _UNKNOWN_KEPT)
 
 
 def _check_mcp(layer: Layer, report: Any) -> None:
@@ -214,12 +215,12 @@ def build_tolerant(layers: list[Layer]) -> tuple[Settings, list[ConfigIssue]]:
     merged: dict[str, Any] = {}
     for layer in layers:
 
-        def report(key: str, problem: str, layer: Layer = layer) -> None:
+        def report(key: str, problem: str, outcome: str = "ignored", layer: Layer = layer) -> None:
             source = layer.source
             origin = layer.names.get(key)
             if origin:
                 source = f"{source} ({origin})"
-            issues.append(ConfigIssue(source, key, problem))
+            issues.append(ConfigIssue(source, key, problem, outcome))
 
         _check_mcp(layer, report)
         _check_tools(layer, report)

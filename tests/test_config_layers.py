@@ -98,7 +98,7 @@ def test_absurd_values_are_reported(tmp_path: Path, section: str, key: str, valu
     assert getattr(getattr(loaded.settings, section), key) != value
 
 
-def test_unknown_tool_names_get_a_did_you_mean(tmp_path: Path) -> None:
+def test_unknown_tool_names_get_a_did_you_mean_and_stay(tmp_path: Path) -> None:
     user = write(
         tmp_path / "u.toml",
         '[tools.policy]\nwrite_fiel = "deny"\nread_file = "ask"\n"github__*" = "allow"\n'
@@ -106,10 +106,13 @@ def test_unknown_tool_names_get_a_did_you_mean(tmp_path: Path) -> None:
     )
     loaded = load_layers(None, environ={}, user_file=user)
     s = loaded.settings
-    assert s.tools.policy == {"read_file": "ask", "github__*": "allow"}
-    assert [r.tool for r in s.tools.rules] == ["run_command"]
-    assert "did you mean 'write_file'" in issue_for(loaded.issues, "tools.policy.write_fiel").problem
+    # Kept: a deny for a tool that arrives later (or is spelt wrong) must never turn into an allow.
+    assert s.tools.policy == {"write_fiel": "deny", "read_file": "ask", "github__*": "allow"}
+    assert [r.tool for r in s.tools.rules] == ["run_comand", "run_command"]
+    issue = issue_for(loaded.issues, "tools.policy.write_fiel")
+    assert "did you mean 'write_file'" in issue.problem and "matches no tool" in str(issue)
     assert "did you mean 'run_command'" in issue_for(loaded.issues, "tools.rules.0.tool").problem
+    assert len(loaded.issues) == 2  # globs and MCP names (github__*) are not judged
 
 
 def test_a_bad_mcp_server_entry_drops_only_that_server(tmp_path: Path) -> None:
