@@ -280,7 +280,9 @@ def risky_commands(draw: st.DrawFn) -> tuple[str, str]:
     return first, command
 
 
-@settings(max_examples=400, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=400, derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(risky_commands())
 def test_property_risky_commands_never_ride_on_an_allow_for_their_first_word(case: tuple[str, str]) -> None:
     first, command = case
@@ -290,7 +292,7 @@ def test_property_risky_commands_never_ride_on_an_allow_for_their_first_word(cas
     assert _decide(ruled(f"{first}*", f"{first} *"), command, ws) != "allow", command
 
 
-@settings(max_examples=200, derandomize=True, deadline=None)
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
 @given(st.sampled_from(FIRST_WORDS), st.lists(st.sampled_from(SAFE_ARGS), max_size=4))
 def test_property_plain_commands_ride_on_an_allow_for_their_first_word(first: str, args: list[str]) -> None:
     ws = Path("/nonexistent-workspace")
