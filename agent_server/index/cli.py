@@ -8,9 +8,10 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .workspace_index import IndexStats, WorkspaceIndex
+if TYPE_CHECKING:  # `agent-server serve` builds this parser too: the index itself loads when a command runs
+    from .workspace_index import IndexStats
 
 
 def _workspace(args: argparse.Namespace, positional: str | None = None) -> Path:
@@ -21,6 +22,8 @@ def _workspace(args: argparse.Namespace, positional: str | None = None) -> Path:
 
 
 async def _index(root: Path, db: Path | None) -> IndexStats:
+    from .workspace_index import WorkspaceIndex
+
     index = WorkspaceIndex(root, db)
     try:
         if sys.stderr.isatty():
@@ -59,6 +62,8 @@ def run_index(args: argparse.Namespace) -> int:
 
 
 async def _search(root: Path, db: Path | None, query: str, limit: int, prefix: str | None) -> list[dict[str, Any]]:
+    from .workspace_index import WorkspaceIndex
+
     index = WorkspaceIndex(root, db)
     try:
         if index.status().files == 0:
