@@ -9,6 +9,7 @@ bash scripts/setup.sh >/dev/null
 echo "== stream relay (issue 2)";     python tests/benchmarks/bench_relay.py
 echo "== provider parsing (issue 3)"; python tests/benchmarks/bench_provider.py
 echo "== per-round context work (issue 5)"; python tests/benchmarks/bench_context.py
+echo "== cold start of serve (issue 15)"; python tests/benchmarks/bench_startup.py
 echo "== checkpoints on a 10,000-file repository (issue 18)"; python tests/benchmarks/bench_checkpoints.py
 REPOS_DIR="${REPOS_DIR:-/work/.mirror}"
 if ls -d "$REPOS_DIR"/*requests* >/dev/null 2>&1; then
