@@ -6,8 +6,9 @@ another server (URLs, headers, API keys, fallbacks) or write outside the workspa
 take effect only once the user trusted that workspace; the answer is remembered per workspace path and file
 content (a SHA-256 of the file), so a changed file is asked about again. Settings that tighten always apply.
 
-`risky_keys` and `is_trusted` are meant for any workspace-supplied settings (agent profiles too), not only this
-file: classify, then drop what needs trust with `without`.
+`risky_keys`, `withheld` and `is_trusted` are meant for any workspace-supplied settings (agent profiles too), not
+only this file: express them as a settings-shaped dict (`{"tools": {"policy": ..., "rules": ...}, ...}`), ask
+`withheld(...)` what to ignore, and drop it with `without`.
 """
 
 from __future__ import annotations
@@ -193,6 +194,15 @@ class TrustStore:
 def is_trusted(db_path: Path, workspace: Path, config_hash: str) -> Verdict | None:
     """The remembered answer for this workspace and file content, or None (never asked, or the file changed)."""
     return TrustStore(db_path).verdict(workspace, config_hash)
+
+
+def withheld(layer: dict[str, Any], below: Settings, db_path: Path, subject: Path, digest: str) -> list[RiskyKey]:
+    """The keys of `layer` to ignore: its risky keys unless `subject` (a workspace root, or any file standing for
+    one, such as an agent profile) was trusted with this content `digest`. Apply `without(layer, result)`."""
+    keys = risky_keys(layer, below)
+    if keys and is_trusted(db_path, subject, digest) == "trusted":
+        return []
+    return keys
 
 
 # --- asking -----------------------------------------------------------------------------------------------

@@ -177,3 +177,16 @@ def test_workspace_rules_add_to_the_users_deny_rules(tmp_path: Path) -> None:
     trust.TrustStore(tmp_path / "agent.db").remember(ws, trust.file_digest(ws / ".agent-server.toml"), True)
     rules = load_layers(ws, environ=env, user_file=user, trusted=True).settings.tools.rules
     assert ("git push*", "deny") in [(r.pattern, r.policy) for r in rules]
+
+
+def test_withheld_is_reusable_for_other_workspace_files(tmp_path: Path) -> None:
+    """What agent profiles use: a settings-shaped layer, a subject path and the file's digest."""
+    layer = {"tools": {"policy": {"write_file": "allow", "read_file": "deny"}}}
+    profile = tmp_path / "agents" / "fast.md"
+    db = tmp_path / "t.db"
+    keys = trust.withheld(layer, Settings(), db, profile, "digest-1")
+    assert [k.key for k in keys] == ["tools.policy.write_file"]
+    assert trust.without(layer, keys) == {"tools": {"policy": {"read_file": "deny"}}}
+    trust.TrustStore(db).remember(profile, "digest-1", True)
+    assert trust.withheld(layer, Settings(), db, profile, "digest-1") == []
+    assert trust.withheld(layer, Settings(), db, profile, "digest-2") == keys
