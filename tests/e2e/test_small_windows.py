@@ -253,3 +253,31 @@ async def test_an_openai_compatible_server_keeps_the_openai_api(
     sid = await new_session(client, workspace)
     assert await prompt(client, sid, "hi") == "end_turn", await client.stderr_text()
     assert [r.path for r in routing_llm.chat_requests()] == ["/v1/chat/completions"]
+
+
+async def test_a_prompt_bigger_than_the_window_is_cut_for_the_model_but_kept_whole(
+    start_server: Start, workspace: Path, routing_llm: RoutingFakeLLM
+) -> None:
+    window = 4096
+    routing_llm.models[0].context_length = window
+    pasted = "".join(
+        f"2026-11-22 12:00:{n % 60:02d} worker[{n}] request failed: timeout after 30s\n" for n in range(1600)
+    )
+    question = "Why does this fail?\n" + pasted
+    assert len(question) > 100_000
+    routing_llm.responder = lambda body: Reply.text("The upstream service times out.")
+    client = await start_server(workspace, llm_options(routing_llm))
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, question) == "end_turn", await client.stderr_text()
+    sent = routing_llm.agent_requests()[-1].json
+    assert request_tokens(sent) < window
+    user = [m for m in sent["messages"] if m["role"] == "user"][-1]
+    assert user["content"].startswith("Why does this fail?") and "too big for the context window" in user["content"]
+    # The next prompt works (the session is not stuck over its window), and the transcript keeps the whole text.
+    assert await prompt(client, sid, "And the fix?") == "end_turn", await client.stderr_text()
+    assert request_tokens(routing_llm.agent_requests()[-1].json) < window
+    await client.close()
+    second = await start_server(workspace, llm_options(routing_llm))
+    await second.request("agent/session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
+    replayed = [u["content"]["text"] for u in second.updates(sid) if u["sessionUpdate"] == "user_message_chunk"]
+    assert replayed[0] == question
