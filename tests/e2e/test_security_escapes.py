@@ -259,20 +259,23 @@ async def run_attempts(
     return outcomes
 
 
-def report(label: str, outcomes: list[Outcome]) -> None:
+def report(label: str, outcomes: list[Outcome], capsys: pytest.CaptureFixture[str]) -> None:
     escapes = [o for o in outcomes if o.problems]
-    print(f"security escapes ({label}): {len(outcomes)} attempts, {len(escapes)} escapes")
+    with capsys.disabled():  # shown in every run, also in CI's quiet output
+        print(f"\nsecurity escapes ({label}): {len(outcomes)} attempts, {len(escapes)} escapes")
     detail = "\n".join(f"{o.attempt.tool} {o.attempt.args!r}: {o.problems} -> {o.text[:200]!r}" for o in escapes)
     assert not escapes, detail
 
 
-async def test_path_escapes_through_every_file_tool(start_server: Start, world: World, fake_llm: FakeLLMServer) -> None:
+async def test_path_escapes_through_every_file_tool(
+    start_server: Start, world: World, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
     client = await start_server(world.ws, llm_options(fake_llm), env={"HOME": str(world.home)})
     attempts = path_attempts(world)
     outcomes = await run_attempts(client, fake_llm, world, attempts)
     assert (world.outside / SECRET_NAME).read_text() == SECRET + "\n"
     assert (world.outside / "hard-secret.txt").read_text() == SECRET + " (hard)\n"
-    report("paths", outcomes)
+    report("paths", outcomes, capsys)
     assert len(outcomes) >= 60
     # The approvals did work: the two odd-looking names that stay inside the workspace were written there.
     assert (world.ws / "..\\outside\\new-win.txt").read_text() == "pwned"
@@ -280,7 +283,7 @@ async def test_path_escapes_through_every_file_tool(start_server: Start, world: 
 
 
 async def test_command_escapes_under_always_allow_decisions(
-    start_server: Start, world: World, fake_llm: FakeLLMServer
+    start_server: Start, world: World, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     client = await start_server(world.ws, llm_options(fake_llm), env={"HOME": str(world.home)})
     # The user chose "Always allow" on `ls -la` and on `echo hi`.
@@ -296,11 +299,11 @@ async def test_command_escapes_under_always_allow_decisions(
     assert sorted(d["pattern"] for d in listed) == ["echo *", "ls *"]
     attempts = command_attempts(world, "decision", ("ls",))
     outcomes = await run_attempts(client, fake_llm, world, attempts)
-    report("commands under always-allow", outcomes)
+    report("commands under always-allow", outcomes, capsys)
 
 
 async def test_command_escapes_under_allow_pattern_rules(
-    start_server: Start, world: World, fake_llm: FakeLLMServer
+    start_server: Start, world: World, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rules = [
         {"tool": "run_command", "policy": "allow", "pattern": "ls*"},
@@ -311,4 +314,4 @@ async def test_command_escapes_under_allow_pattern_rules(
     client = await start_server(world.ws, options, env={"HOME": str(world.home)})
     attempts = command_attempts(world, "rule-ls", ("ls",)) + command_attempts(world, "rule-pytest", ("pytest",))
     outcomes = await run_attempts(client, fake_llm, world, attempts)
-    report("commands under allow patterns", outcomes)
+    report("commands under allow patterns", outcomes, capsys)
