@@ -7,6 +7,7 @@ from typing import Any
 
 from .. import acp
 from ..messages import Message
+from .tool_step import rejection_of
 
 INTERRUPTED = "Error: interrupted; the agent stopped before this call finished."
 
@@ -45,11 +46,15 @@ def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.Sessio
             failed = message.content.startswith("Error:")
             content: list[acp.Content | acp.Diff] = [acp.Content(content=acp.TextContent(text=message.content))]
             content += [acp.Diff.model_validate(d) for d in message.meta.get("diffs", [])]
-            yield acp.ToolCallProgress(
+            done = acp.ToolCallProgress(
                 tool_call_id=message.tool_call_id,
                 status="failed" if failed else "completed",
                 content=content,  # type: ignore[arg-type]
             )
+            rejected = rejection_of(message.content) if failed else None
+            if rejected is not None:
+                done.meta = rejected.meta()
+            yield done
     yield from _close(open_calls)
 
 

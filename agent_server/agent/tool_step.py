@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import acp
+from ..errors import ToolError
 from ..messages import ToolCall
 from ..tools.base import Tool, ToolContext, ToolResult
+from .permission_preview import Preview, preview
 
 if TYPE_CHECKING:
     from .loop import Turn
 
 log = logging.getLogger(__name__)
 
+UNCHANGING_KINDS = {"read", "search", "think", "fetch"}  # every other tool may change files: checkpoint first
 DECLINED = "The user declined this {name} call. Do not retry it as is; adapt your approach or ask the user."
 DENIED = "Policy denies {name} here ({why}). Do not retry it; find another way or ask the user."
 
@@ -48,28 +52,67 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
     decision = turn.policy.decide(tool, call.arguments, turn.session.cwd)
     if decision == "deny":
         result = _error(DENIED.format(name=call.name, why="a deny rule matches"))
-        await _finish(turn, call, result)
+        await _finish(turn, call, result, rejected=POLICY_REJECTION)
         return result
-    if decision == "ask" and not await _ask(turn, call, tool):
-        result = _error(DECLINED.format(name=call.name))
-        await _finish(turn, call, result)
-        return result
+    if decision == "ask":
+        try:
+            shown = preview(_context(turn), tool, call.arguments)
+        except ToolError as exc:  # it would fail anyway: say so instead of asking about it
+            result = _error(str(exc))
+            await _finish(turn, call, result)
+            return result
+        except Exception:  # a broken preview must not cost the question; ask without it
+            log.exception("could not compute the preview of %s", call.name)
+            shown = None
+        if not await _ask(turn, call, tool, shown):
+            result = _error(DECLINED.format(name=call.name))
+            await _finish(turn, call, result, rejected=USER_REJECTION)
+            return result
 
+    if turn.checkpoint is not None and tool.kind not in UNCHANGING_KINDS:
+        await turn.checkpoint(tool, call.arguments)  # the workspace as it was, before the turn's first change
     await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="in_progress"))
-    ctx = ToolContext(session_id=turn.session.id, roots=turn.session.roots, client=turn.client, services=turn.services)
-    result = await turn.tools.execute(ctx, call.name, call.arguments)
+    result = await turn.tools.execute(_context(turn), call.name, call.arguments)
     await _finish(turn, call, result)
     if result.plan is not None:
         await turn.relay.send(acp.PlanUpdate(entries=result.plan))
     return result
 
 
+@dataclass(frozen=True)
+class Rejection:
+    """Why a call did not run although nothing failed: the user said no, or a policy rule did."""
+
+    by: Literal["user", "policy"]
+    reason: str
+
+    def meta(self) -> dict[str, Any]:
+        # ACP has no "rejected" status; editors read this to show the call as rejected instead of failed.
+        return {"rejected": {"by": self.by, "reason": self.reason}}
+
+
+USER_REJECTION = Rejection("user", "you declined this call")
+POLICY_REJECTION = Rejection("policy", "a deny rule matches")
+
+
+def rejection_of(result_text: str) -> Rejection | None:
+    """The rejection a stored tool result records (for replays), from the texts this module writes."""
+    for template, rejection in ((DECLINED, USER_REJECTION), (DENIED, POLICY_REJECTION)):
+        head = "Error: " + template.split("{name}")[0]
+        if result_text.startswith(head):
+            return rejection
+    return None
+
+
+def _context(turn: Turn) -> ToolContext:
+    return ToolContext(session_id=turn.session.id, roots=turn.session.roots, client=turn.client, services=turn.services)
+
+
 def _locations(turn: Turn, tool: Tool | None, args: dict[str, Any]) -> list[acp.ToolCallLocation] | None:
     if tool is None or tool.locations is None:
         return None
-    ctx = ToolContext(session_id=turn.session.id, roots=turn.session.roots, client=turn.client, services=turn.services)
     try:
-        return tool.locations(ctx, args) or None
+        return tool.locations(_context(turn), args) or None
     except Exception:
         return None
 
@@ -87,23 +130,24 @@ async def _announce(turn: Turn, call: ToolCall, tool: Tool | None) -> None:
     )
 
 
-async def _finish(turn: Turn, call: ToolCall, result: ToolResult) -> None:
+async def _finish(turn: Turn, call: ToolCall, result: ToolResult, rejected: Rejection | None = None) -> None:
     content: list[acp.Content | acp.Diff] = list(result.content)
     if not any(isinstance(c, acp.Content) for c in content):
         content.insert(0, acp.Content(content=acp.TextContent(text=result.text)))
-    await turn.relay.send(
-        acp.ToolCallProgress(
-            tool_call_id=call.id,
-            status="failed" if result.is_error else "completed",
-            content=content,  # type: ignore[arg-type]
-            locations=result.locations or None,
-            raw_output=result.raw_output,
-        )
+    update = acp.ToolCallProgress(
+        tool_call_id=call.id,
+        status="failed" if result.is_error else "completed",
+        content=content,  # type: ignore[arg-type]
+        locations=result.locations or None,
+        raw_output=result.raw_output,
     )
+    if rejected is not None:
+        update.meta = rejected.meta()
+    await turn.relay.send(update)
 
 
-async def _ask(turn: Turn, call: ToolCall, tool: Tool) -> bool:
-    """Ask the user; remember "always" answers. Cancellation of the turn resolves the question as cancelled."""
+async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) -> bool:
+    """Ask the user, showing the proposed change; remember "always" answers. A cancelled turn cancels the question."""
     from ..tools.permissions import permission_options
 
     request = acp.ToolCallUpdateFields(
@@ -111,8 +155,9 @@ async def _ask(turn: Turn, call: ToolCall, tool: Tool) -> bool:
         title=tool.describe(call.arguments),
         kind=tool.kind,
         status="pending",
-        raw_input=call.arguments,
-        locations=_locations(turn, tool, call.arguments),
+        content=list(shown.content) if shown and shown.content else None,  # type: ignore[arg-type]
+        raw_input=shown.raw_input if shown else call.arguments,
+        locations=(shown.locations if shown else None) or _locations(turn, tool, call.arguments),
     )
     await turn.relay.flush()
     try:

@@ -138,6 +138,36 @@ def _locate(text: str, old_text: str, rel: str) -> int:
     return text.index(old_text)
 
 
+def proposed_edit(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, str, str]:
+    """edit_file's change without making it: (path, the text now, the text after). Fails as the tool would."""
+    path = resolve(ctx.roots, args["path"], must_exist=True)
+    rel = relative(ctx.roots, path)
+    old_text, new_text = str(args["old_text"]), str(args["new_text"])
+    if not old_text:
+        raise ToolError("old_text is empty; use write_file to create or overwrite a whole file")
+    if old_text == new_text:
+        raise ToolError("old_text and new_text are the same, so there is nothing to change")
+    original = current_text(ctx, path, rel)
+    if original is None:
+        raise ToolError(f"no such file: '{rel}'")
+    crlf = "\r\n" in original
+    text = original.replace("\r\n", "\n") if crlf else original
+    old_text, new_text = old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n")
+    at = _locate(text, old_text, rel)
+    updated = text[:at] + new_text + text[at + len(old_text) :]
+    return path, original, updated.replace("\n", "\r\n") if crlf else updated
+
+
+def proposed_write(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, str | None, str]:
+    """write_file's change without making it: (path, the text now or None for a new file, the text after)."""
+    path = resolve(ctx.roots, args["path"])
+    old = current_text(ctx, path, relative(ctx.roots, path))
+    content = str(args["content"])
+    if old is not None and "\r\n" in old and "\r\n" not in content:
+        content = content.replace("\n", "\r\n")
+    return path, old, content
+
+
 async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     path = resolve(ctx.roots, args["path"], must_exist=True)
     rel = relative(ctx.roots, path)
