@@ -64,8 +64,12 @@ def setup(level: str = "WARNING", file: str | None = None) -> None:
     for handler in list(root.handlers):
         root.removeHandler(handler)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    problem = None
     if file:
-        handlers.append(logging.FileHandler(file, encoding="utf-8"))
+        try:
+            handlers.append(logging.FileHandler(file, encoding="utf-8"))
+        except OSError as exc:  # a log file that cannot be opened is a bad setting, not a reason to stop
+            problem = f"log.file: cannot open {file}: {exc}; logging to stderr only (ignored)"
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     for handler in handlers:
         handler.setFormatter(fmt)
@@ -76,3 +80,5 @@ def setup(level: str = "WARNING", file: str | None = None) -> None:
     logging.getLogger("pygls").setLevel(logging.DEBUG if level == "DEBUG" else logging.WARNING)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
+    if problem:
+        logging.getLogger(__name__).warning("%s", problem)

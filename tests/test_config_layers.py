@@ -147,3 +147,22 @@ def test_a_section_of_the_wrong_type_is_one_issue(tmp_path: Path) -> None:
 def test_issue_text_names_layer_key_and_expected_form() -> None:
     text = str(ConfigIssue("environment (AGENT_SERVER_X)", "agent.max_rounds", "Input should be a valid integer"))
     assert text == "environment (AGENT_SERVER_X): agent.max_rounds: Input should be a valid integer (ignored)"
+
+
+def test_a_log_file_that_cannot_be_opened_is_reported_and_logging_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import logging
+
+    from agent_server import logging_setup
+
+    root = logging.getLogger()
+    saved, level = list(root.handlers), root.level
+    try:
+        logging_setup.setup("WARNING", str(tmp_path / "missing-dir" / "sub" / "agent.log"))
+        logging.getLogger("agent_server.test").warning("still logging")
+    finally:
+        root.handlers[:] = saved
+        root.setLevel(level)
+    err = capsys.readouterr().err
+    assert "log.file: cannot open" in err and "missing-dir" in err and "still logging" in err
