@@ -172,6 +172,7 @@ class Reply:
     final_line: bool = True  # Ollama: send the done:true line
     ignore_stream: bool = False  # answer with one JSON object even when the request asked to stream
     drops_tools: bool = False  # the prompt leaves the tools out (llama.cpp with a template that cannot render them)
+    recorded: str | None = None  # a stream body recorded from a real server, replayed as is (tests/fakes/recorded.py)
 
     # -- helpers -------------------------------------------------------------------------------------------
 
@@ -948,6 +949,13 @@ class FakeLLMServer:
             body_bytes = reply.error_body if isinstance(reply.error_body, str) else _dumps(reply.error_body)
             ctype = "text/plain" if isinstance(reply.error_body, str) else "application/json; charset=utf-8"
             return await self._send(writer, reply.status, body_bytes.encode(), ctype)
+        if reply.recorded is not None:
+            # A stream recorded from a real server, replayed byte for byte, one event per write.
+            events = [e + "\n\n" for e in reply.recorded.split("\n\n") if e.strip()]
+            frames: list[_Frame] = [e.encode() for e in events]
+            ctype = "text/event-stream" if openai else "application/x-ndjson"
+            await self._stream(reader, writer, frames, reply, ctype, req.writes)
+            return False
         stream = body.get("stream", True) if not openai else bool(body.get("stream", False))
         if not stream or reply.ignore_stream:
             full = render_openai_full(reply, model) if openai else render_ollama_full(reply, model)
