@@ -10,6 +10,7 @@ echo "== stream relay (issue 2)";     python tests/benchmarks/bench_relay.py
 echo "== provider parsing (issue 3)"; python tests/benchmarks/bench_provider.py
 echo "== per-round context work (issue 5)"; python tests/benchmarks/bench_context.py
 echo "== cold start of serve (issue 15)"; python tests/benchmarks/bench_startup.py
+echo "== cold start of acp against serve (issue 16)"; python tests/benchmarks/bench_acp_startup.py
 echo "== checkpoints on a 10,000-file repository (issue 18)"; python tests/benchmarks/bench_checkpoints.py
 REPOS_DIR="${REPOS_DIR:-/work/.mirror}"
 if ls -d "$REPOS_DIR"/*requests* >/dev/null 2>&1; then
@@ -19,3 +20,5 @@ if ls -d "$REPOS_DIR"/*requests* >/dev/null 2>&1; then
 else
   echo "== retrieval: skipped, no repository mirrors in $REPOS_DIR (see tests/benchmarks/bench_retrieval.py --help)"
 fi
+echo "== prompt-cache reuse over a 10-round turn, real llama-server (issue 14)"
+python tests/benchmarks/bench_prompt_cache.py

@@ -17,7 +17,6 @@ from .. import __version__, acp, logging_setup
 from .. import config as config_mod
 from ..agent.service import AgentService
 from ..agent.session import Session
-from ..protocol.errors import to_rpc_error
 from . import commands, options
 from .client import AcpClient
 from .rpc import INVALID_PARAMS, Connection, LineReader, RpcFailure
@@ -32,6 +31,10 @@ def _map_error(exc: BaseException, method: str) -> RpcFailure:
         return exc
     if isinstance(exc, ValueError) and type(exc).__module__ == "builtins":
         return RpcFailure(INVALID_PARAMS, f"Invalid params for {method}: {exc}")
+    # The one exception -> JSON-RPC table, shared with the LSP face; imported on the first error only, because
+    # it pulls in lsprotocol (about half of this face's start-up time).
+    from ..protocol.errors import to_rpc_error
+
     error = to_rpc_error(exc, method)
     return RpcFailure(error.code, error.message, error.data)
 
