@@ -74,9 +74,9 @@ def _announces(sentence: str) -> bool:
     for m in _FUTURE.finditer(sentence):
         if m["verb"].lower() not in _NOT_WORK:
             return True
-    m = _PROGRESSIVE.search(sentence)
-    if m:
-        verb = (m["verb"] or m["lead"] or "").lower()
+    progressive = _PROGRESSIVE.search(sentence)
+    if progressive:
+        verb = (progressive["verb"] or progressive["lead"] or "").lower()
         return verb not in _NOT_PROGRESS
     return False
 

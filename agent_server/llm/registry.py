@@ -135,6 +135,7 @@ async def resolve_endpoint(
 ) -> tuple[str, str, str]:
     """(provider name, base URL, model): config first, else auto-detection; no model configured = the first listed."""
     llm = settings.llm
+    name: str
     if llm.provider:
         url = llm.base_url or DEFAULT_URLS[llm.provider]
         name = llm.provider
