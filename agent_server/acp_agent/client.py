@@ -82,7 +82,8 @@ class AcpClient:
         return None  # ACP has no such request: flows that ask fall back to their default
 
     async def log(self, level: str, message: str) -> None:
-        log.log(logging.ERROR if level == "error" else logging.WARNING, "%s", message)
+        # ACP has no log notification; the callers have already logged it to stderr.
+        log.debug("%s: %s", level, message)
 
     async def begin_progress(self, title: str, cancellable: bool = True) -> _NoProgress:
         return _NoProgress(title)

@@ -21,6 +21,8 @@ class AcpProcess:
         self.sent: list[dict[str, Any]] = []
         self.received: list[dict[str, Any]] = []
         self.notifications: list[dict[str, Any]] = []
+        self.wire: list[tuple[str, str]] = []  # (direction, line) in order, for tests/acp/wire.check
+        self.raw_lines = False  # set once a test writes a line by hand (deliberately invalid input)
         self.answers: dict[str, Answer] = {}  # client-side methods the agent may call
         self._ids = itertools.count(1)
         self._pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
@@ -47,6 +49,7 @@ class AcpProcess:
     async def _read(self) -> None:
         assert self.proc.stdout is not None
         while line := await self.proc.stdout.readline():
+            self.wire.append(("agent->client", line.decode().rstrip("\n")))
             message = json.loads(line)  # anything else on stdout fails the test here
             assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", line
             self.received.append(message)
@@ -72,9 +75,15 @@ class AcpProcess:
 
     def write(self, message: dict[str, Any]) -> None:
         self.sent.append(message)
-        self.raw(json.dumps(message).encode() + b"\n")
+        line = json.dumps(message)
+        self.wire.append(("client->agent", line))
+        self._send(line.encode() + b"\n")
 
     def raw(self, data: bytes) -> None:
+        self.raw_lines = True
+        self._send(data)
+
+    def _send(self, data: bytes) -> None:
         assert self.proc.stdin is not None
         self.proc.stdin.write(data)
 

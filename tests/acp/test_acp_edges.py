@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.acp import wire
 from tests.acp.ndjson_client import AcpProcess
 from tests.acp_schema import validate
 from tests.fakes.fake_llm import FakeLLMServer, Reply
@@ -47,6 +48,9 @@ async def start(tmp_path: Path, fake_llm: FakeLLMServer) -> AsyncIterator[Start]
     yield run
     for proc in procs:
         await proc.close()
+    for proc in procs:
+        if not proc.raw_lines:  # every message of a well-formed conversation is valid ACP, both ways
+            wire.check(proc.wire)
 
 
 async def _init(proc: AcpProcess, **caps: Any) -> dict[str, Any]:
