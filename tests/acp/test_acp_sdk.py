@@ -2,7 +2,8 @@
 pinned in tests/acp/package-lock.json) drives `agent-server acp` through whole sessions (tests/acp/driver.mjs).
 
 The driver asserts what a user would see; this test also validates every recorded message, both directions,
-against the ACP v1 schema (tests/schemas/acp-v1-schema.json)."""
+against the ACP v1 schema (tests/schemas/acp-v1-schema.json, the shared reference) and against the newer v1 schema
+the pinned SDK ships (node_modules/@agentclientprotocol/sdk/schema/v1/schema.json)."""
 
 from __future__ import annotations
 
@@ -79,7 +80,9 @@ def test_official_sdk_drives_whole_sessions(sdk_installed: Path, tmp_path: Path)
     summary = json.loads(done.stdout.strip().splitlines()[-1])
 
     lines = [json.loads(raw) for raw in wire_log.read_text().splitlines()]
-    seen = wire.check([(entry["dir"], entry["line"]) for entry in lines])
+    recorded = [(entry["dir"], entry["line"]) for entry in lines]
+    seen = wire.check(recorded)  # shared/reference/acp-v1-schema.json
+    assert wire.check(recorded, wire.SDK_SCHEMA) == seen  # and the newer v1 schema the SDK ships
     for definition in (
         "InitializeRequest",
         "InitializeResponse",

@@ -1,25 +1,48 @@
-"""Check a recorded ACP conversation: every line JSON-RPC 2.0, every message valid against the ACP v1 schema
-(tests/schemas/acp-v1-schema.json, a copy of shared/reference/acp-v1-schema.json) as the definition its method
-names (`x-method`): requests, notifications, and each answer as the response to the request it answers."""
+"""Check a recorded ACP conversation: every line JSON-RPC 2.0, every message valid against an ACP v1 schema as the
+definition its method names (`x-method`): requests, notifications, and each answer as the response to the request
+it answers. The schema is tests/schemas/acp-v1-schema.json (a copy of shared/reference/acp-v1-schema.json) unless
+another is given, such as the newer one the TypeScript SDK ships (SDK_SCHEMA)."""
 
 from __future__ import annotations
 
 import functools
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
-from tests.acp_schema import _defs, validate
+from jsonschema import Draft202012Validator
+
+from tests.acp_schema import SCHEMA_PATH
 
 AGENT_TO_CLIENT = "agent->client"
 CLIENT_TO_AGENT = "client->agent"
+SDK_SCHEMA = Path(__file__).parent / "node_modules" / "@agentclientprotocol" / "sdk" / "schema" / "v1" / "schema.json"
 
 
 @functools.cache
-def definitions() -> dict[tuple[str, str], str]:
+def _defs(schema: Path) -> dict[str, Any]:
+    defs: dict[str, Any] = json.loads(schema.read_text())["$defs"]
+    return defs
+
+
+@functools.cache
+def _validator(schema: Path, definition: str) -> Draft202012Validator:
+    return Draft202012Validator({"$ref": f"#/$defs/{definition}", "$defs": _defs(schema)})
+
+
+def validate(definition: str, payload: Any, schema: Path = SCHEMA_PATH) -> None:
+    errors = sorted(_validator(schema, definition).iter_errors(payload), key=lambda e: list(e.path))
+    if errors:
+        lines = [f"{'/'.join(map(str, e.path)) or '(root)'}: {e.message[:300]}" for e in errors[:5]]
+        raise AssertionError(f"{definition} violates {schema.name}:\n" + "\n".join(lines))
+
+
+@functools.cache
+def definitions(schema: Path = SCHEMA_PATH) -> dict[tuple[str, str], str]:
     """(method, "Request" | "Response" | "Notification") -> schema definition name."""
     out: dict[tuple[str, str], str] = {}
-    for name, spec in _defs().items():
+    for name, spec in _defs(schema).items():
         method = spec.get("x-method")
         if not method:
             continue
@@ -29,7 +52,7 @@ def definitions() -> dict[tuple[str, str], str]:
     return out
 
 
-def check(lines: list[tuple[str, str]]) -> Counter[str]:
+def check(lines: list[tuple[str, str]], schema: Path = SCHEMA_PATH) -> Counter[str]:
     """Validate a conversation given as (direction, raw line); returns how often each definition was seen."""
     seen: Counter[str] = Counter()
     asked: dict[tuple[str, Any], str] = {}  # (direction of the request, id) -> method
@@ -39,9 +62,9 @@ def check(lines: list[tuple[str, str]]) -> Counter[str]:
         method = message.get("method")
         if method is not None:
             kind = "Request" if "id" in message else "Notification"
-            definition = definitions().get((method, kind))
+            definition = definitions(schema).get((method, kind))
             assert definition, f"{direction} {kind.lower()} {method} is not an ACP v1 method"
-            validate(definition, message.get("params"))
+            validate(definition, message.get("params"), schema)
             seen[definition] += 1
             if "id" in message:
                 asked[(direction, message["id"])] = method
@@ -54,8 +77,8 @@ def check(lines: list[tuple[str, str]]) -> Counter[str]:
             assert isinstance(error.get("code"), int) and isinstance(error.get("message"), str), line
             seen["error"] += 1
             continue
-        definition = definitions()[(request, "Response")]
-        validate(definition, message["result"])
+        definition = definitions(schema)[(request, "Response")]
+        validate(definition, message["result"], schema)
         seen[definition] += 1
     assert not asked, f"requests never answered: {sorted(map(str, asked.values()))}"
     return seen
