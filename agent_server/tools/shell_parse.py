@@ -44,8 +44,10 @@ INTERPRETERS = frozenset(
 # Programs that write, move or delete the paths they are given: a pattern covers them only inside the workspace.
 WRITERS = frozenset(
     "cp mv rm rmdir ln install tee dd touch mkdir chmod chown chgrp truncate shred rsync scp sed patch unzip tar "
-    "curl wget mktemp".split()
+    "curl wget mktemp dd cpio".split()
 )
+# Programs whose standard input says what they change (`git diff | patch -p1` can write `../x`).
+PIPE_SCRIPTED = frozenset("patch ed ex vi vim nvim sed awk gawk cpio".split())
 # Flags that hand an interpreter its program as text (`python -c`, `node -e`, `perl -E`, `php -r`).
 INLINE_CODE_FLAGS = frozenset("-c -e -E -r -p --eval --print --command -x".split())
 # Arguments that make a harmless-looking program run another one (`find -exec`) or evaluate `a[$(...)]` names.
@@ -172,7 +174,7 @@ class _Walker:
         """An argument (or an `--option=value`'s value) that looks like a path outside the workspace."""
         if arg is None:
             return True  # not static: we cannot tell where it points
-        value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+        value = arg.split("=", 1)[1] if "=" in arg else arg  # `--output=/x`, dd's `of=/x`
         if value.startswith("-") or not value:
             return False
         if value.startswith(("/", "~")) or ".." in value.split("/"):
@@ -249,7 +251,7 @@ class _Walker:
             base = os.path.basename(program)
             if base in WRAPPERS:
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs other commands or changes the shell"]
-            if base in INTERPRETERS or (piped and base in WRAPPERS):
+            if base in INTERPRETERS or (piped and (base in WRAPPERS or base in PIPE_SCRIPTED)):
                 if piped:
                     # What it runs comes through the pipe (`| sh`, `| xargs rm`): the text does not show it.
                     level, reasons = BLANKET, [*reasons, f"'{base}' runs what is piped into it"]
