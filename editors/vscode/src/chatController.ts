@@ -1,6 +1,6 @@
 /** The chat's brain in the extension host: sessions, prompts, stop, permissions; no `vscode` import (unit-tested). */
 
-import type { FromWebview, ToWebview } from "./messages";
+import type { FromWebview, Mention, ToWebview } from "./messages";
 import {
   attachmentLabel,
   permissionOutcome,
@@ -29,6 +29,24 @@ export interface ChatHost {
   cwd(): string;
   copy(text: string): void;
   indexWorkspace(): void;
+  /** The editor-side actions (absent in unit tests that do not need them). */
+  editor?: EditorBridge;
+}
+
+/** Editor actions the chat triggers: diffs, files, attachments, code insertion, the remembered session. */
+export interface EditorBridge {
+  openDiff(path: string, oldText: string | null | undefined, newText: string): Promise<void>;
+  openFile(path: string, line?: number): Promise<void>;
+  searchFiles(query: string): Promise<string[]>;
+  /** The selection, the active buffer or its diagnostics as a chip; undefined if there is none. */
+  editorMention(kind: "selection" | "buffer" | "diagnostics"): Promise<Mention | undefined>;
+  /** The chips of a prompt as ACP blocks (resource with the text, or resource_link). */
+  mentionBlocks(mentions: Mention[]): Promise<ContentBlock[]>;
+  insertCode(text: string, mode: "insert" | "apply"): Promise<void>;
+  /** The chat's session, kept across window reloads. */
+  rememberSession(sessionId: string | undefined): void;
+  /** A turn started or ended (the Stop icon in the view title follows it). */
+  setBusy(busy: boolean): void;
 }
 
 export interface CancellationLike {
@@ -55,6 +73,8 @@ export class ChatController {
   private history: ToWebview[] = [];
   private models: ModelsList | undefined;
   private serverState: ToWebview | undefined;
+  private lastPrompt: { blocks: ContentBlock[]; attachments: string[] } | undefined;
+  private toRestore: string | undefined;
 
   constructor(private readonly host: ChatHost) {}
 
@@ -71,6 +91,16 @@ export class ChatController {
     this.rpc = rpc;
     this.cancelPermissions();
     if (rpc) void this.refreshModels();
+    if (rpc && this.toRestore) {
+      const id = this.toRestore;
+      this.toRestore = undefined;
+      if (!this.sessionId) void this.loadSession(id);
+    }
+  }
+
+  /** After a window reload: resume this session once the server is up (the server replays it). */
+  restoreOnAttach(sessionId: string | undefined): void {
+    this.toRestore = sessionId;
   }
 
   setServerState(state: "starting" | "running" | "stopped" | "failed", message?: string): void {
@@ -121,6 +151,7 @@ export class ChatController {
   async handle(message: FromWebview, reply: (m: ToWebview) => void): Promise<void> {
     switch (message.type) {
       case "ready":
+        reply({ type: "workspace", root: this.host.cwd() });
         for (const m of this.history) reply(m);
         if (this.serverState) reply(this.serverState);
         if (this.models) reply({ type: "models", list: this.models });
@@ -128,7 +159,34 @@ export class ChatController {
         if (!this.models) void this.refreshModels();
         return;
       case "send":
-        return this.prompt([{ type: "text", text: message.text }]);
+        return this.send(message.text, message.mentions ?? []);
+      case "retry":
+        if (this.lastPrompt) return this.prompt(this.lastPrompt.blocks, this.lastPrompt.attachments);
+        return;
+      case "editLast": {
+        const text = this.lastPrompt ? promptText(this.lastPrompt.blocks) : "";
+        if (text) reply({ type: "compose", text });
+        return;
+      }
+      case "deleteSession":
+        return this.deleteSession(message.sessionId, reply);
+      case "openDiff":
+        return this.host.editor?.openDiff(message.path, message.oldText, message.newText);
+      case "openFile":
+        return this.host.editor?.openFile(message.path, message.line);
+      case "searchFiles": {
+        const files = (await this.host.editor?.searchFiles(message.query)) ?? [];
+        reply({ type: "files", query: message.query, files });
+        return;
+      }
+      case "attachEditor": {
+        const mention = await this.host.editor?.editorMention(message.kind);
+        if (mention) reply({ type: "attach", mention });
+        else reply({ type: "notice", message: `No ${message.kind} to attach: open a file in the editor first.` });
+        return;
+      }
+      case "insertCode":
+        return this.host.editor?.insertCode(message.text, message.mode);
       case "stop":
         return this.stop();
       case "newChat":
@@ -155,8 +213,14 @@ export class ChatController {
     return this.rpc;
   }
 
+  /** A prompt typed in the chat, with its chips as resource blocks before the text. */
+  private async send(text: string, mentions: Mention[]): Promise<void> {
+    const context = mentions.length && this.host.editor ? await this.host.editor.mentionBlocks(mentions) : [];
+    await this.prompt([...context, { type: "text", text }], mentions.map((m) => m.label));
+  }
+
   /** Sends a prompt in the current session (creating one first); resolves when the turn ends. */
-  async prompt(blocks: ContentBlock[]): Promise<void> {
+  async prompt(blocks: ContentBlock[], labels?: string[]): Promise<void> {
     if (this.busy) {
       this.show({ type: "error", message: "The agent is still answering: stop it (Escape) or wait." });
       return;
@@ -164,7 +228,9 @@ export class ChatController {
     const rpc = this.requireRpc();
     if (!rpc) return;
     this.busy = true;
-    const attachments = blocks.map(attachmentLabel).filter((l): l is string => l !== undefined);
+    this.host.editor?.setBusy(true);
+    const attachments = labels ?? blocks.map(attachmentLabel).filter((l): l is string => l !== undefined);
+    this.lastPrompt = { blocks, attachments };
     this.show({ type: "user", text: promptText(blocks), attachments });
     this.show({ type: "turnStart" });
     let stopReason = "error";
@@ -175,6 +241,7 @@ export class ChatController {
           mcpServers: [],
         });
         this.sessionId = created.sessionId;
+        this.host.editor?.rememberSession(this.sessionId);
       }
       const result = await rpc.request<{ stopReason: string }>("agent/session/prompt", {
         sessionId: this.sessionId,
@@ -185,6 +252,7 @@ export class ChatController {
       this.show({ type: "error", message: errorMessage(err) });
     } finally {
       this.busy = false;
+      this.host.editor?.setBusy(false);
       this.cancelPermissions();
       this.show({ type: "turnEnd", stopReason });
     }
@@ -200,7 +268,21 @@ export class ChatController {
   newChat(): void {
     this.stop();
     this.sessionId = undefined;
+    this.lastPrompt = undefined;
+    this.host.editor?.rememberSession(undefined);
     this.reset();
+  }
+
+  private async deleteSession(sessionId: string, reply: (m: ToWebview) => void): Promise<void> {
+    const rpc = this.requireRpc();
+    if (!rpc) return;
+    try {
+      await rpc.request("agent/session/delete", { sessionId });
+    } catch (err) {
+      reply({ type: "error", message: `Could not delete the session: ${errorMessage(err)}` });
+    }
+    if (sessionId === this.sessionId) this.newChat();
+    await this.listSessions(reply);
   }
 
   private async listSessions(reply: (m: ToWebview) => void): Promise<void> {
@@ -220,11 +302,14 @@ export class ChatController {
     if (!rpc) return;
     if (this.busy) this.stop();
     this.sessionId = sessionId;
+    this.lastPrompt = undefined;
+    this.host.editor?.rememberSession(sessionId);
     this.reset(sessionId);
     try {
       await rpc.request("agent/session/load", { sessionId, cwd: this.host.cwd(), mcpServers: [] });
     } catch (err) {
       this.sessionId = undefined;
+      this.host.editor?.rememberSession(undefined);
       this.show({ type: "error", message: `Could not resume the session: ${errorMessage(err)}` });
     }
   }
@@ -240,7 +325,16 @@ export class ChatController {
     }
   }
 
-  private async selectModel(model: string): Promise<void> {
+  get modelList(): ModelsList | undefined {
+    return this.models;
+  }
+
+  /** The view title's History action: the webview opens its session list. */
+  showHistory(): void {
+    this.host.broadcast({ type: "showHistory" });
+  }
+
+  async selectModel(model: string): Promise<void> {
     const rpc = this.requireRpc();
     if (!rpc) return;
     try {

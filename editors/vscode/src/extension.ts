@@ -5,6 +5,8 @@ import * as vscode from "vscode";
 import { ChatController } from "./chatController";
 import { ChatViews } from "./chatView";
 import { runIndex } from "./indexing";
+import { PROPOSED_SCHEME, VsCodeEditorBridge } from "./editorBridge";
+import { modelDescription } from "./models";
 import { selectionPrompt } from "./protocol";
 import { AgentServer } from "./server";
 
@@ -14,14 +16,18 @@ export function activate(context: vscode.ExtensionContext): void {
   const output = vscode.window.createOutputChannel("Agent Server", { log: true });
   const views = new ChatViews(context.extensionUri);
   let server: AgentServer | undefined;
+  const cwd = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
+  const bridge = new VsCodeEditorBridge(context.workspaceState, cwd);
   const controller = new ChatController({
+    editor: bridge,
     broadcast: (m) => views.broadcast(m),
     reveal: () => void views.reveal(),
-    cwd: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir(),
+    cwd,
     copy: (text) => void vscode.env.clipboard.writeText(text),
     indexWorkspace: () => void indexWorkspace(),
   });
   views.bind(controller);
+  controller.restoreOnAttach(bridge.rememberedSession);
   server = new AgentServer(output, controller);
   running = server;
 
@@ -38,6 +44,25 @@ export function activate(context: vscode.ExtensionContext): void {
     } catch (err) {
       void vscode.window.showErrorMessage(`Index workspace failed: ${err instanceof Error ? err.message : String(err)}`);
     }
+  }
+
+  async function pickModel(): Promise<void> {
+    await controller.refreshModels();
+    const list = controller.modelList;
+    if (!list || list.models.length === 0) {
+      void vscode.window.showInformationMessage("The LLM server lists no models.");
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(
+      list.models.map((m) => ({
+        label: m.name,
+        description: modelDescription(m),
+        picked: m.name === list.current,
+        detail: m.name === list.current ? "current model" : undefined,
+      })),
+      { title: "Model for the next prompts", placeHolder: list.current ?? undefined },
+    );
+    if (picked) await controller.selectModel(picked.label);
   }
 
   async function askAboutSelection(): Promise<void> {
@@ -78,6 +103,12 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand("agentServer.showLogs", () => output.show()),
     vscode.commands.registerCommand("agentServer.restartServer", () => server?.restart()),
     vscode.commands.registerCommand("agentServer.openChatInEditor", () => views.openInEditor()),
+    vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, bridge),
+    vscode.commands.registerCommand("agentServer.showHistory", async () => {
+      await views.reveal();
+      controller.showHistory();
+    }),
+    vscode.commands.registerCommand("agentServer.pickModel", pickModel),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("agentServer")) return;
       void vscode.window

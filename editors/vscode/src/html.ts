@@ -44,11 +44,30 @@ export function chatHtml(a: WebviewAssets): string {
   <button id="new-chat" type="button" title="New chat">New</button>
 </header>
 <div id="server-status" hidden></div>
-<section id="sessions" hidden aria-label="Sessions"></section>
+<section id="sessions" hidden aria-label="Sessions">
+  <input id="session-search" type="search" placeholder="Search sessions…" aria-label="Search sessions">
+  <div id="session-list"></div>
+</section>
+<section id="welcome" hidden>
+  <h2>Ask the agent about this workspace</h2>
+  <p>It reads, searches and edits files and runs commands; every change and command is shown to you before it happens.</p>
+  <ul>
+    <li>Type <kbd>@</kbd> to attach a file; <b>Selection</b>, <b>File</b> and <b>Problems</b> attach what the editor shows.</li>
+    <li><kbd>Enter</kbd> sends, <kbd>Shift+Enter</kbd> adds a line, <kbd>Escape</kbd> stops.</li>
+    <li>The icons above start a new chat, open the history, pick the model and index the workspace.</li>
+  </ul>
+</section>
 <main id="transcript" aria-live="polite"></main>
+<button id="jump" type="button" title="Jump to the latest message" hidden>↓ Latest</button>
 <footer id="composer">
-  <textarea id="prompt" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
+  <div id="chips" aria-label="Attached context"></div>
+  <div id="mention-list" role="listbox" hidden></div>
+  <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ to attach a file, Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
   <div class="composer-actions">
+    <button id="attach-selection" class="attach" type="button" title="Attach the editor's selection">Selection</button>
+    <button id="attach-buffer" class="attach" type="button" title="Attach the active file">File</button>
+    <button id="attach-diagnostics" class="attach" type="button" title="Attach the active file's problems">Problems</button>
+    <span class="spacer"></span>
     <span id="busy" hidden>Working…</span>
     <button id="stop" type="button" title="Stop (Escape)" hidden>Stop</button>
     <button id="send" type="button" title="Send (Enter)">Send</button>

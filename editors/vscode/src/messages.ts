@@ -14,11 +14,41 @@ export type ToWebview =
   | { type: "permissionResolved"; requestId: string; optionId?: string }
   | { type: "sessions"; sessions: SessionInfo[] }
   | { type: "models"; list: ModelsList }
-  | { type: "server"; state: "starting" | "running" | "stopped" | "failed"; message?: string };
+  | { type: "server"; state: "starting" | "running" | "stopped" | "failed"; message?: string }
+  /** The workspace folder (diff headers show paths relative to it). */
+  | { type: "workspace"; root: string }
+  /** Files for @-mention completion, workspace-relative. */
+  | { type: "files"; query: string; files: string[] }
+  /** An attachment the editor added (selection, buffer, diagnostics) shown as a chip in the composer. */
+  | { type: "attach"; mention: Mention }
+  | { type: "showHistory" }
+  /** Put text into the composer (edit of the last prompt). */
+  | { type: "compose"; text: string };
+
+/** Context attached to a prompt, shown as a chip; the host turns it into a resource / resource_link block. */
+export interface Mention {
+  kind: "file" | "selection" | "buffer" | "diagnostics";
+  /** Workspace-relative path (file) or the label of the chip. */
+  label: string;
+  /** file: URI of the document. */
+  uri: string;
+  /** selection only: the selected text and its range. */
+  text?: string;
+  range?: { start: { line: number; character: number }; end: { line: number; character: number } };
+  languageId?: string;
+}
 
 export type FromWebview =
   | { type: "ready" }
-  | { type: "send"; text: string }
+  | { type: "send"; text: string; mentions?: Mention[] }
+  | { type: "openDiff"; path: string; oldText?: string | null; newText: string }
+  | { type: "openFile"; path: string; line?: number }
+  | { type: "searchFiles"; query: string }
+  | { type: "attachEditor"; kind: "selection" | "buffer" | "diagnostics" }
+  | { type: "deleteSession"; sessionId: string }
+  | { type: "retry" }
+  | { type: "editLast" }
+  | { type: "insertCode"; text: string; mode: "insert" | "apply" }
   | { type: "stop" }
   | { type: "newChat" }
   | { type: "permission"; requestId: string; optionId: string }

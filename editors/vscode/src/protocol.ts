@@ -33,6 +33,13 @@ export interface ToolCallFields {
   rawOutput?: unknown;
   content?: ToolContent[];
   locations?: { path: string; line?: number }[];
+  /** agent-server: set when the call did not run because the user or a policy rule said no. */
+  _meta?: { rejected?: Rejection; [key: string]: unknown };
+}
+
+export interface Rejection {
+  by: "user" | "policy" | string;
+  reason: string;
 }
 
 export interface PlanEntry {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ChatController, type ChatHost, type Rpc } from "../src/chatController";
+import { ChatController, type ChatHost, type EditorBridge, type Rpc } from "../src/chatController";
 import type { ToWebview } from "../src/messages";
 import type { PermissionOutcome } from "../src/protocol";
 
@@ -150,7 +150,7 @@ test("session list, resume (history replayed after a reset), models list and sel
   // A webview that opens later gets the whole chat replayed.
   const late: ToWebview[] = [];
   await controller.handle({ type: "ready" }, (m) => late.push(m));
-  assert.deepEqual(types(late), ["reset", "update", "models"]);
+  assert.deepEqual(types(late), ["workspace", "reset", "update", "models"]);
 });
 
 test("new chat forgets the session so the next prompt starts a new one", async () => {
@@ -161,4 +161,95 @@ test("new chat forgets the session so the next prompt starts a new one", async (
   assert.equal(controller.currentSession, undefined);
   await controller.prompt([{ type: "text", text: "b" }]);
   assert.equal(rpc.calls.filter(([m]) => m === "agent/session/new").length, 2);
+});
+
+/** An editor bridge that records what the controller asks of it. */
+function fakeEditor() {
+  const calls: unknown[][] = [];
+  const editor: EditorBridge & { calls: unknown[][]; remembered?: string } = {
+    calls,
+    async openDiff(...a) {
+      calls.push(["openDiff", ...a]);
+    },
+    async openFile(...a) {
+      calls.push(["openFile", ...a]);
+    },
+    async searchFiles(q) {
+      return ["calc.py", "src/calc_test.py"].filter((f) => f.includes(q));
+    },
+    async editorMention(kind) {
+      return kind === "selection" ? { kind, label: "calc.py:2", uri: "file:///proj/calc.py", text: "return a + b" } : undefined;
+    },
+    async mentionBlocks(mentions) {
+      return mentions.map((m) => ({ type: "resource", resource: { uri: `file:///proj/${m.label}`, text: `<${m.label}>` } }) as const);
+    },
+    async insertCode(...a) {
+      calls.push(["insertCode", ...a]);
+    },
+    rememberSession(id) {
+      editor.remembered = id;
+    },
+    setBusy() {},
+  };
+  return editor;
+}
+
+test("chips go before the text as resource blocks; retry sends the same prompt; edit fills the composer", async () => {
+  const { host, controller, rpc } = await setup();
+  const editor = fakeEditor();
+  host.editor = editor;
+  const prompts: unknown[] = [];
+  rpc.on("agent/session/prompt", (p: { prompt: unknown }) => {
+    prompts.push(p.prompt);
+    return { stopReason: "end_turn" };
+  });
+  await controller.handle({ type: "send", text: "why?", mentions: [{ kind: "file", label: "calc.py", uri: "" }] }, () => {});
+  const expected = [{ type: "resource", resource: { uri: "file:///proj/calc.py", text: "<calc.py>" } }, { type: "text", text: "why?" }];
+  assert.deepEqual(prompts, [expected]);
+  assert.deepEqual(host.shown.find((m) => m.type === "user"), { type: "user", text: "why?", attachments: ["calc.py"] });
+  assert.equal(editor.remembered, "sess_1", "the session is remembered for a window reload");
+  await controller.handle({ type: "retry" }, () => {});
+  assert.deepEqual(prompts, [expected, expected]);
+  const replies: ToWebview[] = [];
+  await controller.handle({ type: "editLast" }, (m) => replies.push(m));
+  await controller.handle({ type: "searchFiles", query: "calc" }, (m) => replies.push(m));
+  await controller.handle({ type: "attachEditor", kind: "selection" }, (m) => replies.push(m));
+  assert.deepEqual(replies, [
+    { type: "compose", text: "why?" },
+    { type: "files", query: "calc", files: ["calc.py", "src/calc_test.py"] },
+    { type: "attach", mention: { kind: "selection", label: "calc.py:2", uri: "file:///proj/calc.py", text: "return a + b" } },
+  ]);
+  await controller.handle({ type: "openDiff", path: "/proj/calc.py", oldText: null, newText: "x" }, () => {});
+  assert.deepEqual(editor.calls, [["openDiff", "/proj/calc.py", null, "x"]]);
+});
+
+test("deleting the open session starts a new chat and refreshes the list", async () => {
+  const { host, controller, rpc } = await setup();
+  host.editor = fakeEditor();
+  let stored = [{ sessionId: "sess_1", cwd: "/proj", title: "One" }];
+  rpc.on("agent/session/prompt", () => ({ stopReason: "end_turn" }));
+  rpc.on("agent/session/list", () => ({ sessions: stored }));
+  rpc.on("agent/session/delete", (p: { sessionId: string }) => {
+    stored = stored.filter((s) => s.sessionId !== p.sessionId);
+    return {};
+  });
+  await controller.prompt([{ type: "text", text: "One" }]);
+  const replies: ToWebview[] = [];
+  await controller.handle({ type: "deleteSession", sessionId: "sess_1" }, (m) => replies.push(m));
+  assert.deepEqual(replies, [{ type: "sessions", sessions: [] }]);
+  assert.equal(controller.currentSession, undefined);
+});
+
+test("after a window reload the remembered session is resumed once the server is up", async () => {
+  const host = { broadcast() {}, reveal() {}, cwd: () => "/proj", copy() {}, indexWorkspace() {} };
+  const controller = new ChatController(host);
+  controller.restoreOnAttach("sess_9");
+  const rpc = new ScriptedRpc().on("agent/session/load", () => ({})).on("agent/_models/list", () => ({ current: null, models: [] }));
+  controller.attach(rpc);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(
+    rpc.calls.filter(([m]) => m === "agent/session/load"),
+    [["agent/session/load", { sessionId: "sess_9", cwd: "/proj", mcpServers: [] }]],
+  );
+  assert.equal(controller.currentSession, "sess_9");
 });

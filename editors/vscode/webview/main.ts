@@ -1,7 +1,9 @@
 /** The chat webview: folds extension messages into the transcript and renders only what changed. */
 
-import type { FromWebview, ToWebview } from "../src/messages";
-import { formatUsage, renderItem } from "./render";
+import { mentionQuery } from "../src/mentions";
+import type { FromWebview, Mention, ToWebview } from "../src/messages";
+import { modelDescription } from "../src/models";
+import { formatUsage, renderItem, setWorkspaceRoot } from "./render";
 import { Transcript } from "./transcript";
 
 declare function acquireVsCodeApi(): { postMessage(message: FromWebview): void };
@@ -19,14 +21,32 @@ const busy = $("busy");
 const model = $<HTMLSelectElement>("model");
 const meter = $("meter");
 const sessions = $("sessions");
+const sessionList = $("session-list");
+const sessionSearch = $<HTMLInputElement>("session-search");
 const serverStatus = $("server-status");
+const welcome = $("welcome");
+const jump = $<HTMLButtonElement>("jump");
+const chips = $("chips");
+const mentionList = $("mention-list");
 
 const dirty = new Set<string>();
 let frame = 0;
+/** Follow new output: true at the bottom, false once the user scrolls up, true again on send or "jump". */
+let follow = true;
+let mentions: Mention[] = [];
+let completion: { start: number; query: string; files: string[]; active: number } | undefined;
+
+const atBottom = (): boolean => view.scrollHeight - view.scrollTop - view.clientHeight < 40;
+
+function scrollToLatest(): void {
+  follow = true;
+  view.scrollTop = view.scrollHeight;
+  jump.hidden = true;
+}
 
 function renderItems(): void {
   frame = 0;
-  const nearBottom = view.scrollHeight - view.scrollTop - view.clientHeight < 40;
+  const nearBottom = follow || atBottom();
   for (const id of dirty) {
     const item = transcript.get(id);
     if (!item) continue;
@@ -49,7 +69,11 @@ function renderItems(): void {
     });
   }
   dirty.clear();
-  if (nearBottom) view.scrollTop = view.scrollHeight;
+  view.querySelectorAll(".item.user.latest").forEach((e) => e.classList.remove("latest"));
+  const users = view.querySelectorAll(".item.user");
+  users[users.length - 1]?.classList.add("latest");
+  if (nearBottom) scrollToLatest();
+  else jump.hidden = false;
 }
 
 function renderChrome(): void {
@@ -74,7 +98,10 @@ function renderChrome(): void {
       ...names.map((n) => {
         const opt = document.createElement("option");
         opt.value = n;
-        opt.textContent = n;
+        const entry = models.models.find((m) => m.name === n);
+        const about = entry ? modelDescription(entry) : "";
+        opt.textContent = about ? `${n} · ${about}` : n;
+        opt.title = about;
         opt.selected = n === models.current;
         return opt;
       }),
@@ -88,16 +115,22 @@ function renderChrome(): void {
     serverStatus.className = `server-${server.state}`;
   }
   if (transcript.sessions && !sessions.hidden) renderSessions();
+  setWorkspaceRoot(transcript.root);
+  welcome.hidden = transcript.items.length > 0;
 }
 
 function renderSessions(): void {
-  const list = transcript.sessions ?? [];
-  sessions.replaceChildren();
+  const all = transcript.sessions ?? [];
+  const q = sessionSearch.value.trim().toLowerCase();
+  const list = q ? all.filter((s) => (s.title ?? s.sessionId).toLowerCase().includes(q)) : all;
+  sessionList.replaceChildren();
   if (list.length === 0) {
-    sessions.textContent = "No saved sessions yet.";
+    sessionList.textContent = all.length ? "No session matches." : "No saved sessions yet.";
     return;
   }
   for (const s of list) {
+    const row = document.createElement("div");
+    row.className = "session-row";
     const b = document.createElement("button");
     b.type = "button";
     b.className = "session";
@@ -109,11 +142,101 @@ function renderSessions(): void {
     when.className = "session-when";
     when.textContent = s.updatedAt ? new Date(s.updatedAt).toLocaleString() : "";
     b.append(title, when);
-    sessions.appendChild(b);
+    const del = document.createElement("button");
+    del.type = "button";
+    del.className = "session-delete";
+    del.dataset.delete = s.sessionId;
+    del.title = `Delete “${s.title || s.sessionId}”`;
+    del.textContent = "✕";
+    row.append(b, del);
+    sessionList.appendChild(row);
   }
 }
 
+function renderChips(): void {
+  chips.replaceChildren(
+    ...mentions.map((m, i) => {
+      const chip = document.createElement("span");
+      chip.className = `chip chip-${m.kind}`;
+      chip.textContent = m.kind === "file" ? `@${m.label}` : m.label;
+      const x = document.createElement("button");
+      x.type = "button";
+      x.className = "chip-remove";
+      x.dataset.chip = String(i);
+      x.title = "Remove";
+      x.textContent = "✕";
+      chip.appendChild(x);
+      return chip;
+    }),
+  );
+}
+
+function addMention(m: Mention): void {
+  if (!mentions.some((x) => x.kind === m.kind && x.label === m.label)) mentions.push(m);
+  renderChips();
+}
+
+function renderCompletion(): void {
+  if (!completion || completion.files.length === 0) {
+    mentionList.hidden = true;
+    return;
+  }
+  mentionList.hidden = false;
+  mentionList.replaceChildren(
+    ...completion.files.map((f, i) => {
+      const row = document.createElement("div");
+      row.className = `mention-option${i === completion!.active ? " active" : ""}`;
+      row.setAttribute("role", "option");
+      row.dataset.file = f;
+      row.textContent = f;
+      return row;
+    }),
+  );
+}
+
+function pickFile(file: string): void {
+  if (!completion) return;
+  const caret = prompt.selectionStart;
+  prompt.value = `${prompt.value.slice(0, completion.start)}@${file} ${prompt.value.slice(caret)}`;
+  const at = completion.start + file.length + 2;
+  prompt.setSelectionRange(at, at);
+  completion = undefined;
+  renderCompletion();
+  addMention({ kind: "file", label: file, uri: "" });
+  prompt.focus();
+}
+
+function onPromptInput(): void {
+  const q = mentionQuery(prompt.value, prompt.selectionStart);
+  if (!q) {
+    completion = undefined;
+    renderCompletion();
+    return;
+  }
+  completion = { start: q.start, query: q.query, files: completion?.files ?? [], active: 0 };
+  post({ type: "searchFiles", query: q.query });
+}
+
 function apply(message: ToWebview): void {
+  switch (message.type) {
+    case "files":
+      if (completion && completion.query === message.query) {
+        completion.files = message.files;
+        completion.active = 0;
+        renderCompletion();
+      }
+      return;
+    case "attach":
+      addMention(message.mention);
+      return;
+    case "compose":
+      prompt.value = message.text;
+      prompt.focus();
+      return;
+    case "showHistory":
+      openHistory(true);
+      return;
+  }
   const changes = transcript.apply(message);
   if (changes.cleared) {
     view.replaceChildren();
@@ -121,19 +244,55 @@ function apply(message: ToWebview): void {
   }
   for (const id of changes.items) dirty.add(id);
   if (changes.chrome) renderChrome();
+  welcome.hidden = transcript.items.length > 0;
   if (dirty.size && !frame) frame = requestAnimationFrame(renderItems);
 }
 
 function submit(): void {
   const text = prompt.value.trim();
   if (!text || transcript.busy) return;
-  post({ type: "send", text });
+  post({ type: "send", text, mentions });
   prompt.value = "";
+  mentions = [];
+  renderChips();
+  completion = undefined;
+  renderCompletion();
+  scrollToLatest(); // the prompt and its answer must be visible even if the user had scrolled up
+}
+
+function openHistory(open: boolean): void {
+  sessions.hidden = !open;
+  if (open) {
+    sessionList.textContent = "Loading…";
+    post({ type: "listSessions" });
+    sessionSearch.focus();
+  }
 }
 
 window.addEventListener("message", (e: MessageEvent<ToWebview>) => apply(e.data));
 
+prompt.addEventListener("input", onPromptInput);
 prompt.addEventListener("keydown", (e) => {
+  if (completion && completion.files.length) {
+    const n = completion.files.length;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      completion.active = (completion.active + (e.key === "ArrowDown" ? 1 : n - 1)) % n;
+      renderCompletion();
+      return;
+    }
+    if (e.key === "Enter" || e.key === "Tab") {
+      e.preventDefault();
+      pickFile(completion.files[completion.active] ?? "");
+      return;
+    }
+    if (e.key === "Escape") {
+      e.preventDefault();
+      completion = undefined;
+      renderCompletion();
+      return;
+    }
+  }
   if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
     submit();
@@ -149,14 +308,34 @@ send.addEventListener("click", submit);
 stop.addEventListener("click", () => post({ type: "stop" }));
 $("new-chat").addEventListener("click", () => post({ type: "newChat" }));
 $("index").addEventListener("click", () => post({ type: "index" }));
-$("history").addEventListener("click", () => {
-  sessions.hidden = !sessions.hidden;
-  if (!sessions.hidden) {
-    sessions.textContent = "Loading…";
-    post({ type: "listSessions" });
-  }
+$("history").addEventListener("click", () => openHistory(sessions.hidden));
+sessionSearch.addEventListener("input", renderSessions);
+mentionList.addEventListener("mousedown", (e) => {
+  const row = (e.target as HTMLElement).closest<HTMLElement>("[data-file]");
+  if (!row) return;
+  e.preventDefault();
+  pickFile(row.dataset.file!);
 });
+chips.addEventListener("click", (e) => {
+  const x = (e.target as HTMLElement).closest<HTMLElement>("[data-chip]");
+  if (!x) return;
+  mentions.splice(Number(x.dataset.chip), 1);
+  renderChips();
+});
+for (const kind of ["selection", "buffer", "diagnostics"] as const) {
+  $(`attach-${kind}`).addEventListener("click", () => post({ type: "attachEditor", kind }));
+}
+view.addEventListener("scroll", () => {
+  follow = atBottom();
+  jump.hidden = follow;
+});
+jump.addEventListener("click", scrollToLatest);
 sessions.addEventListener("click", (e) => {
+  const del = (e.target as HTMLElement).closest<HTMLElement>("[data-delete]");
+  if (del) {
+    post({ type: "deleteSession", sessionId: del.dataset.delete! });
+    return;
+  }
   const b = (e.target as HTMLElement).closest<HTMLElement>("[data-session]");
   if (!b) return;
   sessions.hidden = true;
@@ -170,6 +349,36 @@ view.addEventListener("click", (e) => {
   if (approve) {
     approve.closest(".approval")?.querySelectorAll("button").forEach((b) => (b.disabled = true));
     post({ type: "permission", requestId: approve.dataset.request!, optionId: approve.dataset.option! });
+    return;
+  }
+  const openDiff = target.closest<HTMLButtonElement>("button.open-diff");
+  if (openDiff) {
+    const item = transcript.get(openDiff.closest(".item")?.id ?? "");
+    const diff = item?.kind === "tool" ? item.content[Number(openDiff.dataset.diff)] : undefined;
+    if (diff?.type === "diff") post({ type: "openDiff", path: diff.path, oldText: diff.oldText, newText: diff.newText });
+    return;
+  }
+  const link = target.closest<HTMLElement>("[data-open]");
+  if (link) {
+    e.preventDefault();
+    post({ type: "openFile", path: link.dataset.open! });
+    return;
+  }
+  if (target.closest("button.retry")) {
+    if (!transcript.busy) {
+      scrollToLatest();
+      post({ type: "retry" });
+    }
+    return;
+  }
+  if (target.closest("button.edit")) {
+    post({ type: "editLast" });
+    return;
+  }
+  const insert = target.closest<HTMLButtonElement>("button.insert, button.apply");
+  if (insert) {
+    const code = insert.closest(".code-block")?.querySelector("code")?.textContent ?? "";
+    post({ type: "insertCode", text: code, mode: insert.classList.contains("apply") ? "apply" : "insert" });
     return;
   }
   const copy = target.closest<HTMLButtonElement>("button.copy");

@@ -17,6 +17,8 @@ const markdown = new Marked({
       const language = (lang ?? "").trim().split(/\s+/)[0] ?? "";
       return (
         `<div class="code-block"><div class="code-head"><span class="code-lang">${escapeHtml(language)}</span>` +
+        `<button class="insert" type="button" title="Insert at the cursor (replaces the selection)">Insert</button>` +
+        `<button class="apply" type="button" title="Apply to the active file (shows the diff first)">Apply</button>` +
         `<button class="copy" type="button" title="Copy code">Copy</button></div>` +
         `<pre><code data-lang="${escapeHtml(language)}">${highlight(text, language)}</code></pre></div>`
       );
@@ -46,7 +48,27 @@ const STATUS_LABEL: Record<string, string> = {
   in_progress: "running",
   completed: "done",
   failed: "failed",
+  rejected: "rejected",
 };
+
+let workspaceRoot = "";
+
+/** The workspace folder the card paths are shown relative to. */
+export function setWorkspaceRoot(root: string): void {
+  workspaceRoot = root.replace(/\/+$/, "");
+}
+
+/** `src/app.py` for a path inside the workspace, the path itself otherwise. */
+export function relativePath(path: string, root = workspaceRoot): string {
+  if (root && path.startsWith(`${root}/`)) return path.slice(root.length + 1);
+  if (root && path === root) return ".";
+  return path;
+}
+
+/** The status a card shows: a call that was not allowed is "rejected", not "failed". */
+export function cardStatus(card: ToolCard): string {
+  return card.rejected ? "rejected" : card.status;
+}
 
 const DECISION_LABEL: Record<string, string> = {
   allow_once: "Allowed once",
@@ -62,7 +84,7 @@ function renderInput(input: unknown): string {
   return `<details class="tool-input" data-key="input"><summary>Input</summary><pre>${escapeHtml(text)}</pre></details>`;
 }
 
-export function renderDiff(path: string, oldText: string, newText: string): string {
+export function renderDiff(path: string, oldText: string, newText: string, index = -1): string {
   const lines = withContext(diffLines(oldText, newText));
   const added = lines.filter((l) => l.op === "+").length;
   const removed = lines.filter((l) => l.op === "-").length;
@@ -74,16 +96,25 @@ export function renderDiff(path: string, oldText: string, newText: string): stri
     })
     .join("");
   return (
-    `<div class="diff"><div class="diff-head"><span class="diff-path">${escapeHtml(path)}</span>` +
-    `<span class="diff-stat"><span class="add">+${added}</span> <span class="del">-${removed}</span></span></div>` +
+    `<div class="diff"><div class="diff-head">` +
+    `<a class="diff-path" href="#" data-open="${escapeHtml(path)}" title="Open ${escapeHtml(path)}">${escapeHtml(relativePath(path))}</a>` +
+    `<span class="diff-stat"><span class="add">+${added}</span> <span class="del">-${removed}</span></span>` +
+    (index >= 0 ? `<button type="button" class="open-diff" data-diff="${index}" title="Open in the diff editor">Open diff</button>` : "") +
+    `</div>` +
     `<pre>${body}</pre></div>`
   );
 }
 
-function renderContent(content: ToolContent[]): string {
-  return content
-    .map((c) => {
-      if (c.type === "diff") return renderDiff(c.path, c.oldText ?? "", c.newText);
+function renderContent(card: ToolCard): string {
+  return card.content
+    .map((c, i) => {
+      if (c.type === "diff") return renderDiff(c.path, c.oldText ?? "", c.newText, i);
+      // The model-facing "Error: The user declined…" says nothing the rejection line does not.
+      if (card.rejected) return "";
+      if (c.type === "content" && c.content?.type === "text" && c.content.text && card.permission) {
+        // A command's preview is drawn from rawInput (renderCommand); other tools' previews are shown as sent.
+        return card.toolKind === "execute" ? "" : `<pre class="preview">${escapeHtml(c.content.text)}</pre>`;
+      }
       if (c.type === "content" && c.content?.type === "text" && c.content.text) {
         return `<details class="tool-result" data-key="result"><summary>Result</summary><pre>${escapeHtml(c.content.text)}</pre></details>`;
       }
@@ -92,8 +123,20 @@ function renderContent(content: ToolContent[]): string {
     .join("");
 }
 
+/** What a command will run and where, from the request's rawInput (the server resolves the folder). */
+function renderCommand(input: unknown): string {
+  const { command, cwd } = (input ?? {}) as { command?: unknown; cwd?: unknown };
+  if (typeof command !== "string") return "";
+  const where = typeof cwd === "string" ? `<div class="cwd">in ${escapeHtml(relativePath(cwd))}</div>` : "";
+  return `<pre class="command">$ ${escapeHtml(command)}</pre>${where}`;
+}
+
 export function renderToolCard(card: ToolCard): string {
-  const status = STATUS_LABEL[card.status] ?? card.status;
+  const shown = cardStatus(card);
+  const status = STATUS_LABEL[shown] ?? shown;
+  const command = card.toolKind === "execute" ? renderCommand(card.rawInput) : "";
+  const hasDiff = card.content.some((c) => c.type === "diff");
+  const preview = card.permission && card.content.some((c) => c.type === "content");
   let approval = "";
   if (card.permission) {
     const buttons = card.permission.options
@@ -104,15 +147,18 @@ export function renderToolCard(card: ToolCard): string {
       )
       .join("");
     approval = `<div class="approval" role="group" aria-label="Approve ${escapeHtml(card.title)}">${buttons}</div>`;
+  } else if (card.rejected) {
+    const who = card.rejected.by === "policy" ? "Rejected by a policy rule" : "Rejected";
+    approval = `<div class="rejection">${escapeHtml(who)}: ${escapeHtml(card.rejected.reason)}</div>`;
   } else if (card.decision) {
     approval = `<div class="decision">${escapeHtml(DECISION_LABEL[card.decision] ?? card.decision)}</div>`;
   }
   return (
     `<div class="tool-head"><span class="tool-kind">${escapeHtml(card.toolKind)}</span>` +
     `<span class="tool-title">${escapeHtml(card.title)}</span>` +
-    `<span class="tool-status status-${escapeHtml(card.status)}">${escapeHtml(status)}</span></div>` +
-    renderInput(card.rawInput) +
-    renderContent(card.content) +
+    `<span class="tool-status status-${escapeHtml(shown)}">${escapeHtml(status)}</span></div>` +
+    (command || (hasDiff || preview ? "" : renderInput(card.rawInput))) +
+    renderContent(card) +
     approval
   );
 }
@@ -122,7 +168,10 @@ export function renderItem(item: Item): { className: string; html: string } {
   switch (item.kind) {
     case "user": {
       const chips = item.attachments.map((a) => `<span class="attachment">${escapeHtml(a)}</span>`).join("");
-      return { className: "item user", html: `${chips}<div class="text">${escapeHtml(item.text)}</div>` };
+      const actions =
+        `<div class="user-actions"><button type="button" class="retry" title="Send this prompt again">Retry</button>` +
+        `<button type="button" class="edit" title="Edit this prompt in the composer">Edit</button></div>`;
+      return { className: "item user", html: `${chips}<div class="text">${escapeHtml(item.text)}</div>${actions}` };
     }
     case "agent":
       return { className: "item agent markdown", html: renderMarkdown(item.text) };
@@ -132,7 +181,7 @@ export function renderItem(item: Item): { className: string; html: string } {
         html: `<details data-key="thought"><summary>Thinking</summary><div class="markdown">${renderMarkdown(item.text)}</div></details>`,
       };
     case "tool":
-      return { className: `item tool status-${item.status}${item.permission ? " asking" : ""}`, html: renderToolCard(item) };
+      return { className: `item tool status-${cardStatus(item)}${item.permission ? " asking" : ""}`, html: renderToolCard(item) };
     case "plan": {
       const entries = item.entries
         .map((e) => `<li class="plan-${escapeHtml(e.status ?? "pending")}">${escapeHtml(e.content)}</li>`)

@@ -1,7 +1,15 @@
 /** The chat transcript as data: every message from the extension folds into it (no DOM here, unit-tested). */
 
 import type { ToWebview } from "../src/messages";
-import type { ModelsList, PermissionOption, PlanEntry, SessionInfo, ToolCallFields, ToolContent } from "../src/protocol";
+import type {
+  ModelsList,
+  PermissionOption,
+  PlanEntry,
+  Rejection,
+  SessionInfo,
+  ToolCallFields,
+  ToolContent,
+} from "../src/protocol";
 
 export interface ToolCard {
   kind: "tool";
@@ -14,6 +22,8 @@ export interface ToolCard {
   content: ToolContent[];
   permission?: { requestId: string; options: PermissionOption[] };
   decision?: string;
+  /** The call did not run because the user or a policy said no: shown neutral, not as a failure. */
+  rejected?: Rejection;
 }
 
 export type Item =
@@ -48,6 +58,8 @@ export class Transcript {
   models: ModelsList | undefined;
   sessions: SessionInfo[] | undefined;
   server: { state: string; message?: string } | undefined;
+  /** The workspace folder: paths on cards are shown relative to it. */
+  root = "";
   private nextId = 1;
   private readonly byToolCall = new Map<string, ToolCard>();
 
@@ -87,6 +99,7 @@ export class Transcript {
     if (fields.status) card.status = fields.status;
     if (fields.rawInput !== undefined) card.rawInput = fields.rawInput;
     if (fields.content) card.content = fields.content;
+    if (fields._meta?.rejected) card.rejected = fields._meta.rejected;
     return card;
   }
 
@@ -168,6 +181,10 @@ export class Transcript {
         break;
       case "server":
         this.server = { state: message.state, message: message.message };
+        changes.chrome = true;
+        break;
+      case "workspace":
+        this.root = message.root;
         changes.chrome = true;
         break;
       case "update": {
