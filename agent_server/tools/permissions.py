@@ -163,27 +163,31 @@ def command_pattern(segment: str) -> str:
     """
     try:
         words = shlex.split(segment)
+        # The same words as written (quotes kept): the pattern must match the segment's text, not its meaning.
+        raw = shlex.split(segment, posix=False)
     except ValueError:
-        words = segment.split()
+        words = raw = segment.split()
+    if len(raw) != len(words):
+        raw = words
     exact = _escape_glob(segment)
     if not words:
         return exact
     program = Path(words[0]).name
     if "=" in words[0] or program in WRAPPERS or program in KEYWORDS or risky(segment):
         return exact
-    keep = words[:1]
+    keep = raw[:1]
     if program in INTERPRETERS:
         # `python3 -m pytest` must not become `python3 *`: that would allow any code. Keep the script or module.
         if len(words) > 2 and words[1] == "-m":
-            keep = words[:3]
+            keep = raw[:3]
         elif len(words) > 1 and not words[1].startswith("-"):
-            keep = words[:2]
+            keep = raw[:2]
         else:
             return exact
     elif program in SUBCOMMAND_PROGRAMS and len(words) > 1:
         if words[1].startswith("-"):
             return exact
-        keep = words[:2]
+        keep = raw[:2]
     return " ".join(_escape_glob(w) for w in keep) + " *"
 
 

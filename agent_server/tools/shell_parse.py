@@ -39,7 +39,7 @@ WRAPPERS = frozenset(
 # Programs that run code from their standard input or from an argument.
 INTERPRETERS = frozenset(
     "sh bash zsh dash ksh mksh fish csh tcsh busybox python python2 python3 pypy pypy3 perl ruby node nodejs deno "
-    "bun php lua luajit tclsh wish Rscript osascript awk gawk mawk nawk jshell irb pwsh powershell".split()
+    "bun php lua luajit tclsh wish Rscript osascript jshell irb pwsh powershell".split()
 )
 # Programs that write, move or delete the paths they are given: a pattern covers them only inside the workspace.
 WRITERS = frozenset(
@@ -47,7 +47,10 @@ WRITERS = frozenset(
     "curl wget mktemp dd cpio".split()
 )
 # Programs whose standard input says what they change (`git diff | patch -p1` can write `../x`).
-PIPE_SCRIPTED = frozenset("patch ed ex vi vim nvim sed awk gawk cpio".split())
+PIPE_SCRIPTED = frozenset("patch ed ex vi vim nvim cpio".split())
+# Programs whose first argument is a program in their own language, which can run commands and write files
+# (awk's `system()`, sed's `e` and `w`): a pattern on their name would allow any such program.
+SCRIPTED = frozenset("awk gawk mawk nawk sed gsed".split())
 # Flags that hand an interpreter its program as text (`python -c`, `node -e`, `perl -E`, `php -r`).
 INLINE_CODE_FLAGS = frozenset("-c -e -E -r -p --eval --print --command -x".split())
 # Arguments that make a harmless-looking program run another one (`find -exec`) or evaluate `a[$(...)]` names.
@@ -257,6 +260,8 @@ class _Walker:
                     level, reasons = BLANKET, [*reasons, f"'{base}' runs what is piped into it"]
                 elif any(_text(w) in INLINE_CODE_FLAGS or _text(w).startswith(("-c", "-e")) for w in words):
                     level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs code given on the command line"]
+            if base in SCRIPTED:
+                level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs a program given as an argument"]
             if base in WRITERS and any(self._outside_arg(a) for a in argv_words):
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' names a path outside the workspace"]
             risky_args = RUNS_ARGUMENT.get(base)

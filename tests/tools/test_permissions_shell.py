@@ -153,6 +153,8 @@ def test_a_redirection_into_a_hard_link_counts_as_outside(tmp_path: Path) -> Non
         "python3 -c 'print(1)'",
         "if test -f a; then cat a; fi",
         "find . -name '*.pyc' -delete",
+        "awk '{print $1}' data.txt",  # awk and sed run programs given as arguments (system(), `e`, `w`)
+        "sed -n 1,5p README.md",
     ],
 )
 def test_an_exact_approval_covers_exactly_that_text(command: str, tmp_path: Path) -> None:
@@ -217,10 +219,13 @@ def test_deny_rules_see_through_quotes_and_wrappers(tmp_path: Path) -> None:
         ("node -e 'x'", "node -e 'x'"),
         ("git -C 'my dir' log", "git -C 'my dir' log"),  # remembered as written, quotes and all
         ("python3", "python3"),
+        ("python3 'my script.py' -x", "python3 'my script.py' *"),  # quotes kept: the pattern matches the text
     ],
 )
-def test_interpreters_are_remembered_with_their_script(segment: str, pattern: str) -> None:
+def test_interpreters_are_remembered_with_their_script(segment: str, pattern: str, tmp_path: Path) -> None:
     assert command_pattern(segment) == pattern
+    policy = approved(tmp_path, segment)
+    assert _decide(policy, segment, tmp_path) == "allow"
 
 
 def test_levels_from_the_grammar(tmp_path: Path) -> None:
