@@ -6,6 +6,11 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from .. import acp
+from ..errors import ToolError
+from ..tools.sandbox import resolve
+
+# A linked file is read into the prompt up to this size; the model can read_file the rest (small windows first).
+LINKED_FILE_CHARS = 12000
 
 
 def uri_to_path(uri: str) -> str:
@@ -46,10 +51,34 @@ def prompt_text(blocks: list[acp.ContentBlock], roots: list[Path]) -> str:
             else:
                 parts.append(f"[binary resource `{name}` omitted]")
         elif isinstance(block, acp.ResourceLink):
-            parts.append(f"(see `{_display(block.uri, roots)}`)")
+            parts.append(_linked(block, roots))
         elif isinstance(block, acp.ImageContent):
             parts.append("[image omitted: this model input is text only]")
     return "\n\n".join(p for p in parts if p)
+
+
+def _linked(link: acp.ResourceLink, roots: list[Path]) -> str:
+    """A linked workspace file with its text (as the editor would have embedded it); a reference otherwise."""
+    name = _display(link.uri, roots)
+    if urlparse(link.uri).scheme not in ("file", ""):
+        return f"(see `{name}`)"
+    try:
+        path = resolve(roots, uri_to_path(link.uri), must_exist=True)
+        if not path.is_file():
+            return f"(see `{name}`)"
+        with path.open("rb") as fh:
+            raw = fh.read(LINKED_FILE_CHARS * 4 + 4)
+        # A read that stopped inside a character loses only that character; a NUL byte means a binary file.
+        full = len(raw) <= LINKED_FILE_CHARS * 4
+        text = raw.decode("utf-8", errors="strict" if full else "ignore") if b"\0" not in raw else None
+    except (ToolError, OSError, UnicodeDecodeError):
+        text = None
+    if text is None:
+        return f"(see `{name}`)"
+    if len(text) > LINKED_FILE_CHARS:
+        cut = text[:LINKED_FILE_CHARS].rsplit("\n", 1)[0]
+        return f"From `{name}` (first {cut.count(chr(10)) + 1} lines; read_file for the rest):\n```\n{cut}\n```"
+    return f"From `{name}`:\n```\n{text}\n```"
 
 
 def display_text(blocks: list[acp.ContentBlock], roots: list[Path]) -> str:
