@@ -231,7 +231,14 @@ class Diff(Meta):
     new_text: str
 
 
-ToolCallContent = Annotated[Content | Diff, Field(discriminator="type")]
+class TerminalContent(Meta):
+    """A terminal the client runs for us (`terminal/create`), shown live in the tool call."""
+
+    type: Literal["terminal"] = "terminal"
+    terminal_id: str
+
+
+ToolCallContent = Annotated[Content | Diff | TerminalContent, Field(discriminator="type")]
 
 
 class AgentMessageChunk(Meta):

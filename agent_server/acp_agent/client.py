@@ -41,6 +41,7 @@ class AcpClient:
         self.features = ClientFeatures()
         self.can_read = False
         self.can_write = False
+        self._running: dict[str, str] = {}  # session -> the tool call now executing (tools run one at a time)
 
     def configure(self, capabilities: dict[str, Any] | None) -> None:
         """`clientCapabilities` from initialize: only what the client says it supports, nothing assumed."""
@@ -60,6 +61,11 @@ class AcpClient:
         self.session_update_nowait(session_id, update)
 
     def session_update_nowait(self, session_id: str, update: acp.SessionUpdate) -> None:
+        if isinstance(update, acp.ToolCallProgress) and update.status is not None:
+            if update.status == "in_progress":  # sent right before the tool runs
+                self._running[session_id] = update.tool_call_id
+            elif self._running.get(session_id) == update.tool_call_id:
+                del self._running[session_id]
         self._conn.notify("session/update", acp.notification_params(session_id, update))
 
     async def request_permission(
@@ -120,6 +126,10 @@ class AcpClient:
         if not isinstance(terminal_id, str):
             raise ValueError("terminal/create answered without a terminalId")
         ids = {"sessionId": session_id, "terminalId": terminal_id}
+        running = self._running.get(session_id)
+        if running is not None:  # the user watches the command run inside its tool call
+            live = acp.ToolCallProgress(tool_call_id=running, content=[acp.TerminalContent(terminal_id=terminal_id)])
+            self.session_update_nowait(session_id, live)
         try:
             timed_out = False
             try:

@@ -277,6 +277,11 @@ async function withCapabilities() {
   for (const m of ["terminal/wait_for_exit", "terminal/output", "terminal/release"]) {
     assert.ok(ed.methods().includes(m), m);
   }
+  const runCall = ran.updates.find((u) => u.sessionUpdate === "tool_call" && u.kind === "execute").toolCallId;
+  const live = ran.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === runCall && u.content
+    && u.content.some((c) => c.type === "terminal"));
+  assert.ok(live, "the client's terminal is embedded in the tool call while it runs");
+  assert.equal(live.content[0].terminalId, "term-1");
   const output = ran.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
   assert.match(JSON.stringify(output.content), /hi-from-terminal/);
 
