@@ -269,6 +269,8 @@ def load_layers(
     `trusted`: True applies the workspace file whole (the user just said so); None looks up the remembered answer.
     """
     issues: list[ConfigIssue] = []
+    if workspace is not None:  # trust is remembered per real path: the CLI and the editor may name it differently
+        workspace = workspace.expanduser().resolve()
     user_path = user_file or config_mod.user_config_path()
     user = read_toml_layer(user_path, f"user config {user_path}", issues)
     ws_path = workspace / WORKSPACE_FILE if workspace is not None else None

@@ -190,3 +190,12 @@ def test_withheld_is_reusable_for_other_workspace_files(tmp_path: Path) -> None:
     trust.TrustStore(db).remember(profile, "digest-1", True)
     assert trust.withheld(layer, Settings(), db, profile, "digest-1") == []
     assert trust.withheld(layer, Settings(), db, profile, "digest-2") == keys
+
+
+def test_trust_is_per_real_path(tmp_path: Path) -> None:
+    ws, user, env = setup(tmp_path)
+    link = tmp_path / "link-to-repo"
+    link.symlink_to(ws)
+    trust.TrustStore(tmp_path / "agent.db").remember(ws, trust.file_digest(ws / ".agent-server.toml"), True)
+    loaded = load_layers(link, environ=env, user_file=user)
+    assert loaded.verdict == "trusted" and "helper" in loaded.settings.mcp_servers
