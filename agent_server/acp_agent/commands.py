@@ -94,6 +94,13 @@ async def _index(ctx: CommandContext, arg: str) -> None:
     await ctx.say(f"Index of {status['root']}: {status['files']} files, {status['chunks']} chunks.")
 
 
+async def _compact(ctx: CommandContext, arg: str) -> None:
+    from ..agent.compact_now import compact_session
+
+    await ctx.say("Compacting the conversation…\n")
+    await ctx.say(await compact_session(ctx.service, ctx.session))
+
+
 COMMANDS = {
     c.name: c
     for c in (
@@ -101,6 +108,7 @@ COMMANDS = {
         Command("model", "Show the models, or switch: /model NAME", "model name", _model),
         Command("sessions", "List the sessions of this folder", None, _sessions),
         Command("index", "Build or refresh the workspace index (search, auto context)", None, _index),
+        Command("compact", "Summarize the conversation now to free context", None, _compact),
     )
 }
 

@@ -282,3 +282,39 @@ async def test_the_clients_mcp_servers_serve_code_mode_and_stay_out_of_ask_mode(
     asked = {t["function"]["name"] for t in fake_llm.chat_requests()[-1].json.get("tools", [])}
     assert "read_file" in asked
     assert not asked & {"demo__add", "run_command", "write_file", "edit_file"}, asked
+
+
+async def test_compact_command_summarizes_older_turns_for_the_next_prompt(
+    start: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    proc = await start()
+    await _init(proc)
+    sid = await _new(proc, workspace)
+    said = await _say(proc, sid, "/compact")
+    assert "Nothing to compact" in said
+    for i in range(8):
+        fake_llm.script(Reply.text(f"answer {i}: " + "details " * 200))
+        await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": f"q{i} " * 100}]})
+    fake_llm.script(Reply.text("ok"))
+    await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "before"}]})
+    before = fake_llm.chat_requests()[-1].json["messages"]
+    asked = len(fake_llm.chat_requests())
+    fake_llm.script(*[Reply.text("SUMMARY-OF-OLD-TURNS") for _ in range(10)])
+    said = await _say(proc, sid, "/compact")
+    assert "Context compacted" in said, said
+    assert len(fake_llm.chat_requests()) > asked  # the model wrote the summaries
+    fake_llm.script(Reply.text("ok"))
+    await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "after"}]})
+    after = fake_llm.chat_requests()[-1].json["messages"]
+    assert len(json.dumps(after)) < len(json.dumps(before)) / 2
+    assert "SUMMARY-OF-OLD-TURNS" in json.dumps(after)
+    commands = [u for u in proc.updates(sid) if u["sessionUpdate"] == "available_commands_update"]
+    assert "compact" in [c["name"] for c in commands[0]["availableCommands"]]
+
+
+async def _say(proc: AcpProcess, sid: str, text: str) -> str:
+    """Run a prompt; the agent's message text of that turn."""
+    start = len(proc.updates(sid))
+    await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]})
+    turn = proc.updates(sid)[start:]
+    return "".join(u["content"]["text"] for u in turn if u["sessionUpdate"] == "agent_message_chunk")
