@@ -209,8 +209,16 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
         if server.agent is not None:
             await server.agent.reconfigure(loaded.settings)
 
+    trust_question = asyncio.Lock()
+
     async def settle_trust() -> None:
         """Ask whether to trust the workspace file's risky settings (once per file content), then apply them."""
+        if trust_question.locked():
+            return  # one question at a time; a reload while it is open is covered by its answer
+        async with trust_question:
+            await _settle_trust()
+
+    async def _settle_trust() -> None:
         loaded = server.loaded
         if loaded is None:
             return
@@ -243,6 +251,8 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_configuration_changed(params: lsp.DidChangeConfigurationParams) -> None:
         await pull_configuration()
+        if server.loaded is not None and server.loaded.withheld:
+            _background(settle_trust())  # e.g. the workspace file changed since: its new content is asked about
 
     @server.feature(lsp.SHUTDOWN)
     async def on_shutdown(params: Any) -> None:

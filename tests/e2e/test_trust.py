@@ -213,3 +213,29 @@ def test_chat_on_a_terminal_asks_and_trust_applies(workspace: Path, fake_llm: Fa
     assert "tools.policy.run_command" in proc.stderr and "1. Trust this workspace" in proc.stderr
     assert "Workspace trusted" in proc.stderr and "Ignored until" not in proc.stderr
     assert (workspace / "ran.txt").exists() and marker.exists()
+
+
+async def test_a_file_changed_while_running_is_asked_about_on_reload(
+    workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    marker = tmp_path / "mcp-started"
+    config = workspace / ".agent-server.toml"
+    config.write_text(malicious_config(marker))
+    db = tmp_path / "agent.db"
+    trust.TrustStore(db).remember(workspace, trust.file_digest(config), True)
+    client = await LspClient.start(env={"AGENT_SERVER_STORE__PATH": str(db)}, cwd=tmp_path)
+    try:
+        client.handlers[ASK] = lambda params: None  # dismissed
+        client.handlers["workspace/configuration"] = lambda params: [llm_options(fake_llm)]
+        caps = {"workspace": {"configuration": True}, "window": {"showMessage": {}}}
+        await client.initialize(workspace, llm_options(fake_llm), capabilities=caps)
+        await new_session(client, workspace)
+        assert trust_questions(client) == []  # trusted as it was
+        config.write_text(malicious_config(marker, "\n[agent]\nmax_rounds = 5\n"))  # e.g. a git pull
+        client.notify("workspace/didChangeConfiguration", {"settings": {}})
+        await client.wait_for(lambda: any("Ignored until you trust" in m for m in messages(client)))
+        assert "tools.policy.run_command" in trust_questions(client)[0]["message"]
+        _sid, asked = await run_command_turn(client, fake_llm, workspace)
+        assert len(asked) == 1 and not (workspace / "ran.txt").exists()
+    finally:
+        await client.close()
