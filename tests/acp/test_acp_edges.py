@@ -318,3 +318,23 @@ async def _say(proc: AcpProcess, sid: str, text: str) -> str:
     await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": text}]})
     turn = proc.updates(sid)[start:]
     return "".join(u["content"]["text"] for u in turn if u["sessionUpdate"] == "agent_message_chunk")
+
+
+async def test_cancel_request_on_a_prompt_ends_it_as_cancelled(
+    start: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    proc = await start()
+    await _init(proc)
+    sid = await _new(proc, workspace)
+    fake_llm.script(Reply.from_dict({"steps": [{"text": "starting"}, {"delay": 30}, {"text": "never"}]}))
+    prompt = asyncio.ensure_future(
+        proc.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "slow"}]})
+    )
+    for _ in range(1000):
+        if any(u["sessionUpdate"] == "agent_message_chunk" for u in proc.updates(sid)):
+            break
+        await asyncio.sleep(0.01)
+    request_id = next(m["id"] for m in reversed(proc.sent) if m.get("method") == "session/prompt")
+    proc.notify("$/cancel_request", {"requestId": request_id})
+    answer = await asyncio.wait_for(prompt, 30)
+    assert answer["result"] == {"stopReason": "cancelled"}
