@@ -263,8 +263,9 @@ class PermissionPolicy:
         if policy != "allow" or segment.level == PLAIN:
             return policy
         # What a pattern cannot model is allowed only by a decision for exactly this text, and never if even the
-        # text does not show what runs (a here-document's body, a pipe into an interpreter).
-        return "allow" if segment.level < BLANKET and _literal(pattern) == subject else "ask"
+        # text does not show what runs (a here-document's body, a pipe into an interpreter). Otherwise the pattern
+        # does not apply: the tool's default (ask, unless the user allowed every command) decides.
+        return "allow" if segment.level < BLANKET and _literal(pattern) == subject else None
 
     def _judge(
         self, tool: Tool, subject: str | None, decisions: Sequence[Decision], seg: Segment | None = None

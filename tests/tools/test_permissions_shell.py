@@ -324,3 +324,10 @@ def test_property_plain_commands_ride_on_an_allow_for_their_first_word(first: st
 )
 def test_hostile_command_text_is_asked_about_not_a_crash(command: str, tmp_path: Path) -> None:
     assert _decide(ruled(blanket=True), command, tmp_path) == "ask"
+
+
+def test_an_allow_pattern_never_makes_a_blanket_allow_ask(tmp_path: Path) -> None:
+    rules = [ToolRule(tool="run_command", policy="allow", pattern="ls*")]
+    policy = PermissionPolicy(ToolsConfig(rules=rules, policy={"run_command": "allow"}), InMemoryDecisionStore())
+    assert _decide(policy, "ls | sh", tmp_path) == "allow"
+    assert _decide(policy, "ls > /tmp/x", tmp_path) == "ask"  # still always asked
