@@ -142,7 +142,10 @@ def _shorten_args(call: ToolCall) -> ToolCall:
 class _Rewriter:
     """Summarizes one message at a time; after the first failure it uses truncation for the rest of the pass."""
 
-    def __init__(self, summarize: Summarizer | None, timeout_s: float, calls: dict[str, ToolCall]) -> None:
+    def __init__(
+        self, summarize: Summarizer | None, timeout_s: float, calls: dict[str, ToolCall], max_chars: int = 1 << 62
+    ) -> None:
+        self.max_chars = max_chars  # the summarizer's own request must fit the window too
         self.summarize = summarize
         self.deadline = asyncio.get_running_loop().time() + timeout_s
         self.calls = calls
@@ -172,6 +175,8 @@ class _Rewriter:
             try:
                 if remaining <= 0:
                     raise TimeoutError("compaction time budget used up")
+                if len(text) > self.max_chars:
+                    text = text[: self.max_chars] + "\n[… the rest is not shown]"
                 short = (await asyncio.wait_for(self.summarize(text, target), remaining)).strip()
                 if not short or len(short) >= len(m.content):
                     raise ValueError("summary was empty or no shorter than the original")
@@ -266,7 +271,8 @@ async def compact(
 
     result = CompactionResult([], True, before, before)
     # 2. summarize older messages, largest saving first
-    rewriter = _Rewriter(summarize, settings.compaction_timeout_s, calls)
+    # Half the window for the text to summarize leaves room for the instructions and the summary.
+    rewriter = _Rewriter(summarize, settings.compaction_timeout_s, calls, int(window * 0.5 * CHARS_PER_TOKEN))
     candidates = sorted(
         (
             i

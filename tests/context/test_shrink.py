@@ -144,3 +144,24 @@ async def test_compaction_output_is_stable_between_rounds() -> None:
     history += read_round(99, "x = 1\n")
     after = (await compact(history, window, CFG, None, extra_tokens=600)).messages
     assert after[: len(before)] == before
+
+
+async def test_the_summarizer_is_never_sent_more_than_the_window_holds() -> None:
+    window = 4096
+    seen: list[int] = []
+
+    async def summarize(text: str, target: int) -> str:
+        seen.append(len(text))
+        return "short summary"
+
+    history = [
+        SYSTEM,
+        Message("user", "Dump the table."),
+        Message("assistant", "", tool_calls=[ToolCall("d", "mcp__dump", {})]),
+        Message("tool", "row\n" * 25_000, tool_call_id="d", tool_name="mcp__dump"),
+        Message("assistant", "It has 25,000 rows."),
+        *[m for i in range(6) for m in (Message("user", f"Question {i}"), Message("assistant", f"Answer {i}"))],
+    ]
+    res = await compact(history, window, CFG, summarize)
+    assert seen and max(seen) <= window * 0.5 * 3.5 + 40
+    assert estimate_messages(res.messages) <= hard(window)
