@@ -216,9 +216,11 @@ class AgentService:
         client = self.client
 
         async def on_log(level: str, message: str) -> None:
-            log.warning("%s", message)
-            if client is not None:
-                await client.log(level, message)
+            if client is None:
+                log.warning("%s", message)
+                return
+            log.info("%s", message)  # a warning record would be forwarded to the editor too: shown twice
+            await client.log(level, message)
 
         session.mcp = McpManager(
             wanted, call_timeout_s=self.settings.tools.mcp_call_timeout_s, on_log=on_log, cwd=session.cwd

@@ -5,29 +5,42 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..errors import ToolError
 from .tokenize import STOP_WORDS, split_identifier
 
 _EXT = (
     r"(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|c|h|cc|cpp|cxx|hpp|hh|lua|rb|php|cs|swift|scala|sh"
     r"|toml|json|ya?ml|md|rst|txt|cfg|ini)"
 )
-_PY_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([\w<>]+))?')
-_JAVA_FRAME = re.compile(r"at ([\w.$]+)\.([\w$<>]+)\(([\w$]+\.(?:java|kt|scala)):(\d+)\)")
+# Every pattern below runs on untrusted text of up to MAX_QUERY_CHARS: each may only start at a token boundary
+# and scan a bounded stretch from there, so a query costs linear time (a pasted log of "a.a.a…" or "at at at…"
+# used to cost quadratic time, minutes for 100k characters, on the event loop).
+_PY_FRAME = re.compile(r'File "([^"\n]{1,1000})", line (\d{1,9})(?:, in ([\w<>]{1,200}))?')
+_JAVA_FRAME = re.compile(r"\bat ([\w.$]{1,500})\.([\w$<>]{1,200})\(([\w$]{1,200}\.(?:java|kt|scala)):(\d{1,9})\)")
 _JS_FRAME = re.compile(
-    r"at (?:([\w.$<>\[\] ]+?) \()?((?:file://)?[^\s()]+?\.(?:js|jsx|mjs|cjs|ts|tsx)):(\d+)(?::\d+)?\)?"
+    r"\bat (?:([\w.$<>\[\] ]{1,120}?) \()?((?:file://)?[^\s()]{1,500}?\.(?:js|jsx|mjs|cjs|ts|tsx)):(\d{1,9})(?::\d+)?\)?"
 )
-_LOC = re.compile(r"((?:[\w.\-]+/)*[\w.\-]+\." + _EXT + r")(?::(\d+))?(?::\d+)?\b")
+_LOC = re.compile(r"(?<![\w.\-])((?:[\w.\-]{1,255}/){0,40}[\w.\-]{1,255}\." + _EXT + r")(?::(\d{1,9}))?(?::\d+)?\b")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 # `pip list` / `conda list` / version dumps: a name then a version; pure noise for locating code.
-_VERSION_LINE = re.compile(r"^\s*[\w.\-\[\]]+\s+v?\d+(?:\.\w+)+\S*(?:\s+\S+)?\s*$", re.M)
+_VERSION_LINE = re.compile(r"^[ \t]*[\w.\-\[\]]+[ \t]+v?\d+(?:\.\w+)+\S*(?:[ \t]+\S+)?[ \t]*$", re.M)
 _TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "fixture", "fixtures"})
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "readme", "changelog", "tutorial", "guide", "rst", "markdown"})
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
 # A query past this is refused with a clear error: a pasted log or stack trace fits, a whole file does not.
 MAX_QUERY_CHARS = 20_000
+
+
+class QueryTooLongError(ToolError):
+    def __init__(self, length: int) -> None:
+        self.length = length
+        super().__init__(
+            f"the search query has {length} characters; the limit is {MAX_QUERY_CHARS}: "
+            "search for the distinctive part (an error message, a name, a path) instead"
+        )
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from .embeddings import Embedder, embed_pending, load_vectors, query_vector
 from .graph import SymbolGraph
 from .pool import discard_pool, shared_pool, usable_cpus, warm_pool
 from .prepare import PreparedFile, prepare_batch, prepare_data
-from .query import parse_query
+from .query import MAX_QUERY_CHARS, QueryTooLongError, parse_query
 from .scanner import ScannedFile, Scanner
 from .search import Hit, SearchContext, Weights, build_suffix_map, rank
 from .watcher import watch_tree
@@ -272,8 +272,13 @@ class WorkspaceIndex:
         qvec = None
         if self.embedder is not None and ctx.vectors is not None:
             qvec = query_vector((await self.embedder.embed([query]))[0])
-        parsed = parse_query(query)
-        return await asyncio.to_thread(rank, self.db, ctx, parsed, limit, path_prefix, self.weights, qvec)
+        if len(query) > MAX_QUERY_CHARS:
+            raise QueryTooLongError(len(query))
+
+        def parse_and_rank() -> list[Hit]:  # both off the event loop: a chat keeps streaming during any search
+            return rank(self.db, ctx, parse_query(query), limit, path_prefix, self.weights, qvec)
+
+        return await asyncio.to_thread(parse_and_rank)
 
     def note_open(self, path: Path) -> None:
         rel = self._relative(path)

@@ -7,6 +7,7 @@ from pathlib import Path, PurePath
 from typing import Any, Protocol
 
 from .. import acp
+from ..index.query import MAX_QUERY_CHARS, QueryTooLongError
 from .base import ToolContext, ToolResult
 from .sandbox import relative
 
@@ -46,6 +47,8 @@ async def codebase_search(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     if index is None:
         return ToolResult(text=NOT_BUILT)
     query: str = args["query"]
+    if len(query) > MAX_QUERY_CHARS:  # before the index is asked: the model gets the reason and can retry
+        raise QueryTooLongError(len(query))
     hits = await index.search(query, int(args.get("limit") or 8))
     if not hits:
         return ToolResult(text=f"No indexed code matches '{query}'. Try search_text with a regex.")

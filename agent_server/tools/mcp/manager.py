@@ -66,9 +66,11 @@ class McpManager:
             await asyncio.gather(*(c.wait_settled(timeout) for c in conns))
 
     def tools(self) -> list[Tool]:
+        """Tools of the servers that are ready, and of those restarting after they were: a call to one of
+        those waits for the restart (up to the call timeout) instead of finding the tool gone."""
         out: list[Tool] = []
         for name, conn in self._connections.items():
-            if conn.state != "ready":
+            if not (conn.state == "ready" or (conn.state == "restarting" and conn.generation > 0)):
                 continue
             cached = self._cache.get(name)
             if cached is None or cached[0] != conn.generation:
@@ -131,9 +133,10 @@ class McpManager:
         )
 
     async def _warn(self, message: str) -> None:
-        log.warning("%s", message)
         if self._on_log is None:
+            log.warning("%s", message)
             return
+        log.info("%s", message)  # the sink shows it; a warning record would reach the editor a second time
         try:
             maybe = self._on_log("warning", message)
             if inspect.isawaitable(maybe):
