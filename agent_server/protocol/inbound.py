@@ -82,6 +82,11 @@ def dispatch(protocol: RpcProtocol, body: bytes) -> None:
     if method is not None and has_id and getattr(protocol, "_shutdown", False):
         protocol._send_data(error_message(msg_id, INVALID_REQUEST, "Invalid Request: the server is shutting down"))
         return
+    if method is not None and has_id and _is_notification(protocol, method):
+        # pygls would structure it as a notification and drop the id; the client would wait forever.
+        refusal = f"Invalid Request: {method} is a notification; send it without an id"
+        protocol._send_data(error_message(msg_id, INVALID_REQUEST, refusal))
+        return
     try:
         message = protocol.structure_message(raw)
     except Exception as exc:
@@ -97,11 +102,17 @@ def dispatch(protocol: RpcProtocol, body: bytes) -> None:
             _answer_or_log(protocol, raw, INVALID_PARAMS, f"Invalid params for {method}: {_short(exc)}")
         return
     if method is not None and has_id and not hasattr(message, "id"):
-        # pygls structures a notification's name as a notification and would drop the id: answer it.
-        refusal = f"Invalid Request: {method} is a notification; send it without an id"
-        protocol._send_data(error_message(msg_id, INVALID_REQUEST, refusal))
+        protocol._send_data(error_message(msg_id, INVALID_REQUEST, f"Invalid Request: {method} takes no id"))
         return
     protocol.handle_message(message)
+
+
+def _is_notification(protocol: RpcProtocol, method: str) -> bool:
+    """An LSP method whose message type has no id field (`initialized`, `$/cancelRequest`, `exit`, didOpen…)."""
+    lookup = getattr(protocol, "get_message_type", None)
+    kind = lookup(method) if lookup is not None else None
+    fields = getattr(kind, "__attrs_attrs__", None)
+    return fields is not None and not any(f.name == "id" for f in fields)
 
 
 def _answer_or_log(protocol: RpcProtocol, raw: dict[str, Any], code: int, message: str) -> None:
