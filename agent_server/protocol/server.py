@@ -9,7 +9,7 @@ import logging
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlparse
 
 import orjson
@@ -21,7 +21,6 @@ from pygls.protocol.language_server import LanguageServerProtocol
 
 from .. import __version__, acp, logging_setup
 from .. import config as config_mod
-from ..agent.service import AgentService
 from ..config import Settings
 from ..config_layers import LoadResult, load_layers
 from ..config_layers import settle_trust as settle_workspace_trust
@@ -31,6 +30,9 @@ from . import params as method_params
 from .errors import INVALID_PARAMS, RpcError, to_rpc_error
 from .lsp_client import LspClient, LspProgress
 from .transport import read_loop, serve_stdin
+
+if TYPE_CHECKING:
+    from ..agent.service import AgentService
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -111,9 +113,26 @@ class AgentLanguageServer(LanguageServer):
         self.shown_notices: set[str] = set()
 
     def require_agent(self) -> AgentService:
+        if self.agent is None and self.loaded is not None:
+            self.start_agent()
         if self.agent is None:
             raise RuntimeError("the server is not initialized: send LSP `initialize` first")
         return self.agent
+
+    def start_agent(self) -> None:
+        """Create the agent once `initialize` is answered (at `initialized`, or the first request that needs it):
+        loading the agent, its tools and its store is most of a cold start, and the editor waits for nothing else."""
+        from ..agent.service import AgentService
+
+        loaded = self.loaded
+        assert loaded is not None and self.settings is not None
+        roots = self.workspace_roots()
+        try:
+            self.agent = AgentService(self.settings, roots, self.client)
+        except StoreError as exc:  # an unusable store.path must not fail the start: the default store, reported
+            loaded.use_default_store(exc)
+            self.settings = loaded.settings
+            self.agent = AgentService(self.settings, roots, self.client)
 
     def workspace_roots(self) -> list[Path]:
         try:
@@ -170,19 +189,13 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
     def on_initialize(params: lsp.InitializeParams) -> None:
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
         server.init_options = options
-        roots = server.workspace_roots()
         # Each layer and each key fails alone (reported at `initialized`); risky workspace keys wait for trust.
         server.client_options = _settings_part(options)
         server.loaded = loaded = _load_config(server)
         server.settings = loaded.settings
         server.client.configure(params.capabilities, options)
         logging_setup.remember_secrets(logging_setup.secrets_in(server.settings))
-        try:
-            server.agent = AgentService(server.settings, roots, server.client)
-        except StoreError as exc:  # an unusable store.path must not fail initialize: the default store, reported
-            loaded.use_default_store(exc)
-            server.settings = loaded.settings
-            server.agent = AgentService(server.settings, roots, server.client)
+        # The agent itself starts at `initialized`, after this answer is out (see start_agent).
 
     async def pull_configuration() -> None:
         """Settings from `workspace/configuration` (section "agentServer") sit above initializationOptions."""
@@ -238,6 +251,8 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
 
     @server.feature(lsp.INITIALIZED)
     async def on_initialized(params: lsp.InitializedParams) -> None:
+        if server.agent is None and server.loaded is not None:
+            server.start_agent()
         if server.loaded is not None:
             _show_notices(server, [str(issue) for issue in server.loaded.issues])
         await pull_configuration()

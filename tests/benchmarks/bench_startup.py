@@ -1,8 +1,9 @@
 """Cold start of `agent-server serve`: time from spawn to the answer of LSP `initialize`, and the idle memory.
 
 Run: python tests/benchmarks/bench_startup.py [--runs N]
-Prints the median time to the `initialize` answer and the resident memory (RSS of the process and its children)
-a second after `initialized`, with the ratio to two baselines spawned in the same run the same way:
+Prints the median time to the `initialize` answer, to the `agent/initialize` answer (the agent is loaded), and the
+resident memory (RSS of the process and its children) a second after that, with the ratio to two baselines spawned
+in the same run the same way (they answer every request at once):
 - `python`: a bare Python answering `initialize` with the stdlib (the least any Python server costs);
 - `pygls`: the same after `import pygls.lsp.server` (the LSP library the server is built on).
 Targets (issue 15): initialize answered in under 400 ms after spawn, idle RSS under 100 MB.
@@ -20,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-# A minimal LSP server: read one framed request, answer it, then idle until stdin closes.
+# A minimal LSP server: answers every request with an empty result until stdin closes.
 BASELINE = r"""
 import sys, json
 {imports}
@@ -35,12 +36,12 @@ def read():
         if line.lower().startswith(b"content-length:"):
             n = int(line.split(b":")[1])
     return json.loads(sys.stdin.buffer.read(n))
-msg = read()
-body = json.dumps({{"jsonrpc": "2.0", "id": msg["id"], "result": {{"capabilities": {{}}}}}}).encode()
-sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
-sys.stdout.buffer.flush()
-while sys.stdin.buffer.read(4096):
-    pass
+while True:
+    msg = read()
+    if "id" in msg:
+        body = json.dumps({{"jsonrpc": "2.0", "id": msg["id"], "result": {{"capabilities": {{}}}}}}).encode()
+        sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        sys.stdout.buffer.flush()
 """
 
 
@@ -87,8 +88,9 @@ def rss_kb(pid: int) -> int:
     return total
 
 
-def measure(argv: list[str], workspace: Path, env: dict[str, str], idle_s: float) -> tuple[float, float]:
-    """Seconds from spawn to the initialize answer, and MB resident after `idle_s` of idling."""
+def measure(argv: list[str], workspace: Path, env: dict[str, str], idle_s: float) -> tuple[float, float, float]:
+    """Seconds from spawn to the initialize answer and to the agent/initialize answer (the agent is ready), and
+    MB resident after `idle_s` more of idling."""
     init = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -115,7 +117,12 @@ def measure(argv: list[str], workspace: Path, env: dict[str, str], idle_s: float
                 break
         elapsed = time.perf_counter() - start
         proc.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        agent_init = {"protocolVersion": 1, "clientCapabilities": {}}
+        proc.stdin.write(frame({"jsonrpc": "2.0", "id": 2, "method": "agent/initialize", "params": agent_init}))
         proc.stdin.flush()
+        while read_message(proc.stdout).get("id") != 2:
+            pass
+        ready = time.perf_counter() - start
         time.sleep(idle_s)
         rss = rss_kb(proc.pid) / 1024
     finally:
@@ -125,13 +132,18 @@ def measure(argv: list[str], workspace: Path, env: dict[str, str], idle_s: float
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    return elapsed, rss
+    return elapsed, ready, rss
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--idle", type=float, default=1.0, help="seconds to idle before reading the memory")
+    parser.add_argument(
+        "--before",
+        metavar="TREE",
+        help="another checkout (e.g. `git worktree add /tmp/before <commit>`) to measure alongside, for before/after",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Path(tmp) / "ws"
@@ -151,20 +163,35 @@ def main() -> None:
             "pygls": [sys.executable, "-c", BASELINE.format(imports="import pygls.lsp.server")],
             "agent-server serve": [sys.executable, "-m", "agent_server", "serve"],
         }
+        if args.before:  # PYTHONPATH wins over the editable install's finder
+            code = f"import sys; sys.path.insert(0, {args.before!r}); from agent_server.cli import main; main()"
+            contenders["serve (--before)"] = [sys.executable, "-c", code, "serve"]
         times: dict[str, list[float]] = {name: [] for name in contenders}
+        readies: dict[str, list[float]] = {name: [] for name in contenders}
         rss: dict[str, list[float]] = {name: [] for name in contenders}
         measure(contenders["agent-server serve"], workspace, env, 0.2)  # warm the OS file cache and bytecode
         for _ in range(args.runs):
             for name, argv in contenders.items():  # interleaved, so machine load hits every contender alike
-                t, m = measure(argv, workspace, env, args.idle)
+                t, r, m = measure(argv, workspace, env, args.idle)
                 times[name].append(t)
+                readies[name].append(r)
                 rss[name].append(m)
     base_t = statistics.median(times["python"])
     base_m = statistics.median(rss["python"])
-    print(f"{'':20} {'initialize (ms)':>16} {'x python':>9} {'idle RSS (MB)':>14} {'x python':>9}")
+    base_r = statistics.median(readies["python"])
+    print(
+        f"{'':20} {'initialize (ms)':>16} {'x python':>9} {'x pygls':>8} {'agent ready (ms)':>17} {'x python':>9}",
+        end="",
+    )
+    print(f" {'idle RSS (MB)':>14} {'x python':>9}")
+    pygls_t = statistics.median(times["pygls"])
     for name in contenders:
-        t, m = statistics.median(times[name]), statistics.median(rss[name])
-        print(f"{name:20} {t * 1000:16.0f} {t / base_t:9.1f} {m:14.1f} {m / base_m:9.1f}")
+        t, r, m = statistics.median(times[name]), statistics.median(readies[name]), statistics.median(rss[name])
+        print(
+            f"{name:20} {t * 1000:16.0f} {t / base_t:9.1f} {t / pygls_t:8.2f} {r * 1000:17.0f} {r / base_r:9.1f}",
+            end="",
+        )
+        print(f" {m:14.1f} {m / base_m:9.1f}")
     server_t = statistics.median(times["agent-server serve"]) * 1000
     server_m = statistics.median(rss["agent-server serve"])
     print(f"targets: initialize < 400 ms ({'met' if server_t < 400 else 'NOT met'}: {server_t:.0f} ms), ", end="")
