@@ -74,8 +74,10 @@ class AcpAgent:
     # --- the service, made on first use: its workspace is the first session's folder --------------------
 
     def _service(self, cwd: str | None) -> AgentService:
+        if cwd is not None and not Path(cwd).is_absolute():
+            raise ValueError(f"cwd must be an absolute path, got {cwd!r}")
         if self.service is None:
-            workspace = Path(cwd).resolve() if cwd and Path(cwd).is_absolute() else Path.cwd()
+            workspace = Path(cwd).resolve() if cwd else Path.cwd()
             try:
                 settings = config_mod.load(workspace=workspace, cli_overrides=self.cli_overrides)
             except Exception as exc:  # a bad setting must not stop the agent: run on defaults, say why

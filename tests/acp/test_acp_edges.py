@@ -140,6 +140,8 @@ async def test_bad_mode_and_option_values_are_invalid_params(start: Start, works
         ("session/set_config_option", {"sessionId": sid, "configId": "mode", "value": "yolo"}),
         ("session/set_config_option", {"sessionId": sid, "configId": "model", "value": "no-such-model"}),
         ("session/set_config_option", {"sessionId": sid, "configId": "temperature", "value": "hot"}),
+        ("session/new", {"cwd": "relative/dir", "mcpServers": []}),
+        ("session/load", {"sessionId": sid, "cwd": "relative/dir", "mcpServers": []}),
     ]:
         answer = await proc.call(method, params)
         assert answer["error"]["code"] == -32602, (method, answer)
