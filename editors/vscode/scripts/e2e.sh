@@ -88,7 +88,7 @@ else
 fi
 rm -f agent-server.vsix
 check "package the .vsix" bash -c 'node scripts/build.mjs --production &&
-  npx --no-install vsce package --no-dependencies --allow-missing-repository -o agent-server.vsix'
+  npx --no-install vsce package --no-dependencies --allow-missing-repository --no-rewrite-relative-links -o agent-server.vsix'
 if [ -f agent-server.vsix ]; then
   say "end-to-end in code-server $CODE_SERVER_VERSION"
   rm -f "$RESULTS/e2e-summary.json"

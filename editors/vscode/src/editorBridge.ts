@@ -1,5 +1,6 @@
 /** The chat's hands in the editor: native diffs of proposed changes, opening files, @-mentions, code insertion. */
 
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { EditorBridge } from "./chatController";
@@ -17,12 +18,28 @@ export class VsCodeEditorBridge implements EditorBridge, vscode.TextDocumentCont
   private nextId = 1;
   private files: { at: number; list: string[] } | undefined;
 
+  /** `stateDir`: the extension's storage folder for this workspace. The session id is written there at once:
+   * the memento is flushed lazily (in the browser), so a reload right after a prompt would forget it. */
   constructor(
     private readonly state: vscode.Memento,
     private readonly root: () => string,
+    private readonly stateDir?: string,
   ) {}
 
+  private get stateFile(): string | undefined {
+    return this.stateDir ? path.join(this.stateDir, "chat-session.json") : undefined;
+  }
+
   get rememberedSession(): string | undefined {
+    const file = this.stateFile;
+    if (file) {
+      try {
+        const saved = JSON.parse(fs.readFileSync(file, "utf8")) as { sessionId?: unknown };
+        return typeof saved.sessionId === "string" ? saved.sessionId : undefined;
+      } catch {
+        // no file yet, or a broken one: fall back to the memento
+      }
+    }
     return this.state.get<string>(SESSION_KEY);
   }
 
@@ -151,6 +168,14 @@ export class VsCodeEditorBridge implements EditorBridge, vscode.TextDocumentCont
 
   rememberSession(sessionId: string | undefined): void {
     void this.state.update(SESSION_KEY, sessionId);
+    const file = this.stateFile;
+    if (!file) return;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, JSON.stringify({ sessionId: sessionId ?? null }));
+    } catch {
+      // the memento still has it
+    }
   }
 
   setBusy(busy: boolean): void {

@@ -17,7 +17,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const views = new ChatViews(context.extensionUri);
   let server: AgentServer | undefined;
   const cwd = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
-  const bridge = new VsCodeEditorBridge(context.workspaceState, cwd);
+  const bridge = new VsCodeEditorBridge(context.workspaceState, cwd, context.storageUri?.fsPath);
   const controller = new ChatController({
     editor: bridge,
     broadcast: (m) => views.broadcast(m),

@@ -47,6 +47,8 @@ test("a command's approval card shows the exact command and its folder", () => {
   assert.match(html, /<pre class="command">\$ rm -rf build &amp;&amp; make test<\/pre>/);
   assert.match(html, /<div class="cwd">in sub<\/div>/);
   assert.equal(html.split("rm -rf build").length - 1, 1, "the command is shown once");
+  const { card: atRoot } = asked({ kind: "execute", rawInput: { command: "ls", cwd: "/w" } });
+  assert.match(renderItem(atRoot).html, /<div class="cwd">in the workspace folder<\/div>/);
 });
 
 test("a rejected call is neutral 'rejected' with the reason, not a red failure", () => {

@@ -127,7 +127,9 @@ function renderContent(card: ToolCard): string {
 function renderCommand(input: unknown): string {
   const { command, cwd } = (input ?? {}) as { command?: unknown; cwd?: unknown };
   if (typeof command !== "string") return "";
-  const where = typeof cwd === "string" ? `<div class="cwd">in ${escapeHtml(relativePath(cwd))}</div>` : "";
+  const folder = typeof cwd === "string" ? relativePath(cwd) : undefined;
+  const shown = folder === "." ? "the workspace folder" : folder;
+  const where = shown ? `<div class="cwd">in ${escapeHtml(shown)}</div>` : "";
   return `<pre class="command">$ ${escapeHtml(command)}</pre>${where}`;
 }
 

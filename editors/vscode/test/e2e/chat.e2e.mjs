@@ -2,7 +2,8 @@
 // driven by Playwright in headless Chromium. Prints one line per scenario and exits non-zero on any failure.
 //
 // Env: CODE_SERVER (bin), AGENT_PYTHON (a Python with agent_server), VSIX, CHROMIUM (default /usr/bin/chromium),
-// E2E_FINAL_SHOT=1 (also screenshot the end state to test-results/final.png).
+// E2E_FINAL_SHOT=1 (also screenshot the end state to test-results/final.png), E2E_SHOTS=DIR (write the README's
+// screenshots of the chat panel there: vscode-welcome.png, vscode-approval-diff.png, vscode-mentions.png).
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -25,6 +26,7 @@ const CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a
 const GREET = 'def greet(name):\n    return "hello " + name\n';
 const GREET_EDITED = 'def greet(name):\n    return "hello, " + name + "!"\n';
 
+const shots = process.env.E2E_SHOTS ? resolve(process.env.E2E_SHOTS) : undefined;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => console.log(`[e2e ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
@@ -214,6 +216,18 @@ async function main() {
       }
     };
 
+    /** A screenshot of the side bar (the chat panel) for the README, when E2E_SHOTS is set. */
+    const shot = async (name) => {
+      if (!shots) return;
+      mkdirSync(shots, { recursive: true });
+      await page.locator(".part.sidebar").screenshot({ path: join(shots, name) });
+    };
+    const atBottom = () => frame.$eval("#transcript", (v) => v.scrollHeight - v.scrollTop - v.clientHeight < 40);
+    const lastCard = () => frame.$$eval(".item.tool", (cs) => {
+      const c = cs[cs.length - 1];
+      return { cls: c.className, text: c.textContent ?? "", diff: c.querySelector(".diff")?.textContent ?? "" };
+    });
+
     // The text of the active editor as rendered (Monaco draws spaces as no-break spaces).
     const editorText = () =>
       page.$eval(".editor-group-container.active .monaco-editor .view-lines", (e) => e.innerText.replace(/\u00a0/g, " "));
@@ -223,13 +237,16 @@ async function main() {
       await page.keyboard.press("Control+P");
       await page.waitForSelector(".quick-input-widget input", { state: "visible" });
       await page.keyboard.type(name);
-      const row = await until(`${name} in quick open`, async () => {
+      // The list re-renders while results arrive: a row found a moment ago may be detached; find it again then.
+      await until(`${name} in quick open`, async () => {
         for (const r of await page.$$(".quick-input-widget .quick-input-list .monaco-list-row")) {
-          if ((await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "")) === name) return r;
+          if ((await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "")) === name) {
+            await r.click({ timeout: 2000 });
+            return true;
+          }
         }
         return undefined;
       }, 10000);
-      await row.click();
       await until(`${name} open in the editor`, async () => (await editorText()).includes(expected), 15000);
     };
     const send = async (text) => {
@@ -243,11 +260,16 @@ async function main() {
       await runCommand("Agent Server: New Chat");
       frame = await chatFrame();
       await until("the model picker", async () => (await frame.$$eval("#model option", (o) => o.map((x) => x.value))).includes(MODEL));
+      // An empty chat greets with a short help (the welcome view), gone once the chat has content.
+      const welcome = await until("the welcome view", async () => (await frame.isVisible("#welcome")) && frame.$eval("#welcome", (e) => e.textContent));
+      if (!welcome.includes("@") || !welcome.includes("Escape")) throw new Error(`the welcome view lacks the basics: ${welcome}`);
+      await shot("vscode-welcome.png");
       const answer = "Hello from the **fake** model, streamed in pieces!";
       await script(fake.url, [{ steps: [{ thinking: "Greeting the user." }, ...answer.match(/.{1,6}/g).flatMap((p) => [{ text: p }, { delay: 0.05 }])] }]);
       await frame.fill("#prompt", "Say hello");
       await frame.press("#prompt", "Enter"); // Enter sends
       await until("the streamed answer", async () => (await agentText(frame)).includes("Hello from the fake model, streamed in pieces!"));
+      if (await frame.isVisible("#welcome")) throw new Error("the welcome view stayed over the chat");
       const strong = await frame.$eval(".item.agent strong", (e) => e.textContent);
       if (strong !== "fake") throw new Error(`markdown not rendered: <strong>${strong}</strong>`);
       const thought = await frame.$eval(".item.thought details", (d) => ({ open: d.open, text: d.textContent }));
@@ -431,6 +453,172 @@ async function main() {
       if (model !== MODEL_B) throw new Error(`the request after the switch used ${model}, not ${MODEL_B}`);
       await turnEnded();
     });
+
+    await scenario("a command's approval shows the exact command and folder; a rejection is neutral with the reason", async () => {
+      await script(fake.url, [
+        { steps: [{ tool_calls: [{ name: "run_command", arguments: { command: "touch made-by-agent.txt", cwd: "." } }] }] },
+        { text: "Not run, then.", pieces: 1 },
+      ]);
+      await send("Create a marker file");
+      const reject = await until("the approval buttons", async () => frame.$('.item.tool.asking button[data-option="reject_once"]'));
+      const command = await frame.$eval(".item.tool.asking pre.command", (e) => e.textContent);
+      const where = await frame.$eval(".item.tool.asking .cwd", (e) => e.textContent);
+      if (command !== "$ touch made-by-agent.txt" || where !== "in the workspace folder") throw new Error(`the card shows ${command} / ${where}`);
+      await reject.click();
+      await until("the answer after the rejection", async () => (await lastAgentText(frame)).includes("Not run, then."));
+      const card = await lastCard();
+      if (!card.cls.includes("status-rejected") || card.cls.includes("status-failed")) throw new Error(`the card is not neutral: ${card.cls}`);
+      if (!card.text.includes("Rejected: you declined this call")) throw new Error(`no reason on the card: ${card.text}`);
+      if (existsSync(join(ws, "made-by-agent.txt"))) throw new Error("the rejected command ran");
+      await turnEnded();
+    });
+
+    await scenario("an edit's approval shows the diff before the choice; Open diff opens the native diff; reject keeps the file", async () => {
+      await script(fake.url, [
+        { steps: [{ tool_calls: [{ name: "edit_file", arguments: { path: "calc.py", old_text: "return a + b", new_text: "return a + b + 0  # proposed" } }] }] },
+        { text: "Left it as it was.", pieces: 1 },
+      ]);
+      await send("Add zero in add()");
+      await until("the approval buttons", async () => frame.$('.item.tool.asking button[data-option="reject_once"]'));
+      const before = await frame.$eval(".item.tool.asking .diff", (e) => e.textContent ?? "");
+      for (const part of ["calc.py", "-    return a + b", "+    return a + b + 0  # proposed"]) {
+        if (!before.includes(part)) throw new Error(`the diff before the choice lacks ${JSON.stringify(part)}: ${before}`);
+      }
+      const link = await frame.$eval(".item.tool.asking .diff-path", (e) => e.textContent);
+      if (link !== "calc.py") throw new Error(`the diff header is not workspace-relative: ${link}`);
+      if (readFileSync(join(ws, "calc.py"), "utf8") !== CALC) throw new Error("calc.py changed before the choice");
+      await shot("vscode-approval-diff.png");
+      await frame.click(".item.tool.asking button.open-diff");
+      await until("the native diff editor with the proposed text", async () => {
+        const text = await page.$eval(".editor-group-container.active .monaco-diff-editor", (e) => e.textContent ?? "").catch(() => "");
+        return text.replace(/\u00a0/g, " ").includes("# proposed");
+      }, 15000);
+      const tab = await page.$eval(".editor-group-container.active .tab.active", (e) => e.textContent ?? "");
+      if (!tab.includes("calc.py")) throw new Error(`the diff tab is ${tab}`);
+      if (readFileSync(join(ws, "calc.py"), "utf8") !== CALC) throw new Error("opening the diff changed calc.py");
+      await frame.click('.item.tool.asking button[data-option="reject_once"]');
+      await until("the answer after the rejection", async () => (await lastAgentText(frame)).includes("Left it as it was."));
+      const card = await lastCard();
+      if (!card.cls.includes("status-rejected")) throw new Error(`the rejected edit is shown as ${card.cls}`);
+      if (readFileSync(join(ws, "calc.py"), "utf8") !== CALC) throw new Error("the rejected edit changed calc.py");
+      await turnEnded();
+      await runCommand("View: Close Editor");
+    });
+
+    await scenario("sending while scrolled up scrolls to the latest; jump to latest appears when scrolled up", async () => {
+      // Varied sentences: the server's repetition guard rightly stops a stream of near-identical lines.
+      const words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu".split(" ");
+      const long = Array.from({ length: 45 }, (_, i) => `Point ${i}: ${[0, 1, 2, 3, 4, 5].map((k) => words[(i * 7 + k * (i % 5 + 2)) % 26]).join(" ")}.`).join("\n\n");
+      await script(fake.url, [{ text: long, pieces: 4 }, { text: "The short answer at the end.", pieces: 1 }]);
+      await send("Give me a long answer");
+      await until("the long answer", async () => (await lastAgentText(frame)).includes("Point 44:"));
+      await turnEnded();
+      await frame.$eval("#transcript", (v) => v.scrollTo(0, 0));
+      await until("the jump button", async () => frame.isVisible("#jump"), 5000);
+      await send("And now a short one");
+      await until("the short answer", async () => (await lastAgentText(frame)).includes("The short answer at the end."));
+      await until("the view at the bottom", atBottom, 5000);
+      const visible = await frame.$eval("#transcript", (v) => {
+        const users = v.querySelectorAll(".item.user");
+        const r = users[users.length - 1].getBoundingClientRect();
+        const box = v.getBoundingClientRect();
+        return r.bottom > box.top && r.top < box.bottom;
+      });
+      if (!visible) throw new Error("the prompt just sent is not visible");
+      if (await frame.isVisible("#jump")) throw new Error("the jump button is shown at the bottom");
+      await turnEnded();
+      await frame.$eval("#transcript", (v) => v.scrollTo(0, 0));
+      await until("the jump button again", async () => frame.isVisible("#jump"), 5000);
+      await frame.click("#jump");
+      await until("the view at the bottom after jump", atBottom, 5000);
+    });
+
+    await scenario("@-mentions and the File chip reach the LLM as the files' text", async () => {
+      await openFile("greet.py", "def greet(name):");
+      await frame.click("#prompt");
+      await frame.type("#prompt", "What do @cal");
+      const option = await until("calc.py in the @ completion", async () => frame.$('#mention-list [data-file="calc.py"]'), 10000);
+      await option.dispatchEvent("mousedown");
+      await frame.type("#prompt", "and this file do?");
+      await frame.click("#attach-buffer");
+      const chips = await until("two chips", async () => {
+        const c = await frame.$$eval("#chips .chip", (els) => els.map((e) => e.firstChild?.textContent ?? ""));
+        return c.length === 2 ? c : undefined;
+      }, 10000);
+      if (chips.join() !== "@calc.py,greet.py") throw new Error(`chips: ${JSON.stringify(chips)}`);
+      await shot("vscode-mentions.png");
+      await script(fake.url, [{ text: "calc adds and multiplies; greet greets.", pieces: 1 }]);
+      await frame.press("#prompt", "Enter");
+      await until("the answer", async () => (await lastAgentText(frame)).includes("greet greets."));
+      const bubble = await frame.$$eval(".item.user", (els) => [...els[els.length - 1].querySelectorAll(".attachment")].map((c) => c.textContent));
+      if (bubble.join() !== "calc.py,greet.py") throw new Error(`the user bubble shows ${JSON.stringify(bubble)}`);
+      if ((await frame.$$("#chips .chip")).length) throw new Error("the chips stayed after sending");
+      const requests = await chatRequests(fake.url);
+      const last = requests[requests.length - 1].json.messages.at(-1).content;
+      for (const part of ["From `calc.py`", "def mul(a, b):", "From `greet.py`", 'return "hello " + name', "What do @calc.py and this file do?"]) {
+        if (!last.includes(part)) throw new Error(`the prompt the LLM got lacks ${JSON.stringify(part)}:\n${last}`);
+      }
+      await turnEnded();
+    });
+
+    await scenario("Insert puts a code block at the cursor; Retry sends the last prompt again", async () => {
+      await openFile("README.md", "# demo project");
+      await script(fake.url, [
+        { text: "Use this:\n\n```python\nprint('inserted by the chat')\n```\n", pieces: 1 },
+        { text: "Second try: same idea.", pieces: 1 },
+      ]);
+      await send("Show me a print");
+      await until("the code block", async () => frame.$(".item.agent .code-block button.insert"));
+      await turnEnded();
+      await frame.click(".item.agent:last-of-type .code-block button.insert, .item.agent .code-block button.insert");
+      await until("the code in the editor", async () => (await editorText()).includes("print('inserted by the chat')"), 10000);
+      const before = (await chatRequests(fake.url)).length;
+      await frame.click(".item.user.latest button.retry");
+      await until("the retried answer", async () => (await lastAgentText(frame)).includes("Second try: same idea."));
+      const requests = await chatRequests(fake.url);
+      if (requests.length !== before + 1) throw new Error(`retry made ${requests.length - before} requests`);
+      const last = requests[requests.length - 1].json.messages.at(-1);
+      if (last.role !== "user" || last.content !== "Show me a print") throw new Error(`retry sent ${JSON.stringify(last)}`);
+      await turnEnded();
+      await page.click(".editor-group-container.active .monaco-editor .view-lines");
+      await page.keyboard.press("Control+Z");
+      await until("the insertion undone", async () => !(await editorText()).includes("inserted by the chat"), 10000);
+    });
+
+    await scenario("view title icons open the history; search filters it and delete removes a session", async () => {
+      await frame.click("#new-chat");
+      await until("an empty chat", async () => (await frame.$$(".item")).length === 0, 10000);
+      const icon = await until("the history icon in the view title", async () => page.$('.part.sidebar .title-actions [aria-label^="Chat History"], .part.sidebar .composite.title [aria-label^="Chat History"]'), 10000);
+      await icon.click();
+      await until("the history list", async () => (await frame.$$("#sessions .session")).length >= 2, 10000);
+      await frame.fill("#session-search", "banana");
+      const shown = await until("the filtered list", async () => {
+        const t = await frame.$$eval("#sessions .session-title", (els) => els.map((e) => e.textContent));
+        return t.length === 1 ? t : undefined;
+      }, 5000);
+      if (shown[0] !== "Second topic: bananas") throw new Error(`search shows ${JSON.stringify(shown)}`);
+      await frame.click("#sessions .session-delete");
+      await until("the deleted session gone", async () => {
+        await frame.fill("#session-search", "");
+        const t = await frame.$$eval("#sessions .session-title", (els) => els.map((e) => e.textContent));
+        return t.length >= 1 && !t.includes("Second topic: bananas");
+      }, 10000);
+    });
+
+    await scenario("the chat is restored after a window reload", async () => {
+      await frame.$eval("#sessions", (e) => (e.hidden = true));
+      await script(fake.url, [{ text: "Remember the pineapple.", pieces: 1 }]);
+      await send("Before the reload");
+      await until("the answer", async () => (await lastAgentText(frame)).includes("Remember the pineapple."));
+      await turnEnded();
+      await page.reload();
+      await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
+      frame = await chatFrame();
+      await until("the chat replayed after the reload", async () => (await agentText(frame)).includes("Remember the pineapple."), 60000);
+      const users = await frame.$$eval(".item.user .text", (els) => els.map((e) => e.textContent));
+      if (!users.includes("Before the reload")) throw new Error(`the prompt was not restored: ${JSON.stringify(users)}`);
+    });
+
     if (process.env.E2E_FINAL_SHOT) await page.screenshot({ path: join(results, "final.png") });
   } catch (err) {
     outcomes.push({ name: "setup", ok: false });
