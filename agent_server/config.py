@@ -31,16 +31,28 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, use_attribute_docstrings=True)
 
 
+_HTTP_URL = re.compile(r"^https?://[^/\s]+")
+
+
+def _http_url(value: str | None) -> str | None:
+    if value is not None and not _HTTP_URL.match(value):
+        raise ValueError("expected an http(s) URL such as http://127.0.0.1:11434")
+    return value
+
+
 class FallbackConfig(Section):
     provider: Literal["ollama", "openai"] | None = None
     base_url: str | None = None
     model: str
+
+    _check_url = field_validator("base_url")(_http_url)
 
 
 class LLMConfig(Section):
     provider: Literal["ollama", "openai"] | None = None
     """None = auto-detect: Ollama on 127.0.0.1:11434, then LM Studio on 127.0.0.1:1234."""
     base_url: str | None = None
+    """An http(s) URL; for `openai`, the server root or with `/v1`."""
     model: str | None = None
     """None = the first model the server lists."""
     api_key: str | None = None
@@ -59,6 +71,8 @@ class LLMConfig(Section):
     tool_mode: Literal["auto", "native", "prompt"] = "auto"
     """How tools reach the model: native tool calls, or schemas in the prompt and calls parsed from text."""
     embedding_model: str | None = None
+
+    _check_url = field_validator("base_url")(_http_url)
 
 
 class AgentConfig(Section):

@@ -166,3 +166,19 @@ def test_a_log_file_that_cannot_be_opened_is_reported_and_logging_goes_on(
         root.setLevel(level)
     err = capsys.readouterr().err
     assert "log.file: cannot open" in err and "missing-dir" in err and "still logging" in err
+
+
+def test_a_base_url_without_a_scheme_is_reported(tmp_path: Path) -> None:
+    options = {
+        "llm": {
+            "baseUrl": "localhost:11434",
+            "model": "m",
+            "fallbacks": [{"model": "x", "baseUrl": "ftp://x"}, {"model": "y", "baseUrl": "http://127.0.0.1:1234/v1"}],
+        }
+    }
+    loaded = load_layers(None, client_options=options, environ={}, user_file=tmp_path / "u.toml")
+    s = loaded.settings
+    assert s.llm.base_url is None and s.llm.model == "m"
+    assert [f.model for f in s.llm.fallbacks] == ["y"]
+    assert "http(s) URL" in issue_for(loaded.issues, "llm.base_url").problem
+    assert "ftp://x" in issue_for(loaded.issues, "llm.fallbacks.0.base_url").problem
