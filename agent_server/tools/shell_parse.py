@@ -260,6 +260,12 @@ class _Walker:
                     level, reasons = BLANKET, [*reasons, f"'{base}' runs what is piped into it"]
                 elif any(_text(w) in INLINE_CODE_FLAGS or _text(w).startswith(("-c", "-e")) for w in words):
                     level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs code given on the command line"]
+            if base in ("cd", "pushd", "popd"):
+                # Later redirections and writers are judged from the session's folder: that stays conservative
+                # only while every `cd` goes somewhere inside the workspace.
+                target = argv_words[0] if len(argv_words) == 1 else None
+                if target is None or target == "-" or self._outside(target):
+                    level, reasons = max(level, EXACT), [*reasons, f"'{base}' may leave the workspace"]
             if base in SCRIPTED:
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs a program given as an argument"]
             if base in WRITERS and any(self._outside_arg(a) for a in argv_words):

@@ -331,3 +331,11 @@ def test_an_allow_pattern_never_makes_a_blanket_allow_ask(tmp_path: Path) -> Non
     policy = PermissionPolicy(ToolsConfig(rules=rules, policy={"run_command": "allow"}), InMemoryDecisionStore())
     assert _decide(policy, "ls | sh", tmp_path) == "allow"
     assert _decide(policy, "ls > /tmp/x", tmp_path) == "ask"  # still always asked
+
+
+def test_cd_is_covered_by_a_pattern_only_inside_the_workspace(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    policy = ruled("cd *", "ls *")
+    assert _decide(policy, "cd sub && ls", tmp_path) == "allow"
+    for command in ["cd .. && ls", "cd && ls", "cd - && ls", "cd /tmp && ls", "cd $X && ls", "popd && ls"]:
+        assert _decide(policy, command, tmp_path) == "ask", command
