@@ -4,6 +4,8 @@ request fits, num_ctx never changes, and a 100 KB write or MCP result does not b
 from __future__ import annotations
 
 import asyncio
+import itertools
+import os
 import random
 import sys
 from collections.abc import Iterator
@@ -108,6 +110,16 @@ async def run_reading_turn(
 
     bodies = check_requests(fake, window, question)
     assert {b["options"]["num_ctx"] for b in bodies} == {window}  # the window's own size, from the first request
+    # Compaction works in steps: many requests extend the previous one verbatim (the server's prompt cache).
+    kept = sum(1 for a, b in itertools.pairwise(bodies) if b["messages"][: len(a["messages"])] == a["messages"])
+    assert kept >= len(bodies) // 3, (
+        f"the prompt prefix changed in {len(bodies) - 1 - kept} of {len(bodies) - 1} rounds"
+    )
+    if os.environ.get("SMALL_WINDOW_FIGURES"):
+        sizes = [request_tokens(b) for b in bodies]
+        print(
+            f"\nwindow {window}: {len(bodies)} requests, biggest {max(sizes)} tokens, prefix kept {kept}/{len(bodies) - 1}"
+        )
     # Each read came back whole or as a page that says how to get the rest.
     results = [m["content"] for m in bodies[-1]["messages"] if m["role"] == "tool"]
     assert results, "the latest read must be in the last request"
