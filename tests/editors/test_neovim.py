@@ -149,7 +149,7 @@ def test_the_review_window_shows_the_diff_before_the_choice_and_the_chat_stays_u
     assert result["review_is_float"] and result["review_focused"]
     assert result["scrolled_top"] == 1 and result["scrolled_end"] > 1 and result["review_still_open"]
     assert "+    return a + b" in result["chat_while_open"]
-    assert "approve" in result["winbar_while_open"]
+    assert "approval waiting" in result["winbar_while_open"]
     # Allowed with `a`: the edit lands.
     assert result["waited"] and result["stop_reason"] == "end_turn"
     assert result["file_after"] == "def add(a, b):\n    return a + b\n"
@@ -207,6 +207,9 @@ def test_agent_index_reports_lsp_progress(nvim: Nvim, workspace: Path) -> None:
     assert result["waited"], f"no progress end: {result['progress']}"
     kinds = [p["kind"] for p in result["progress"] if p["client"] == "agent-server"]
     assert kinds[0] == "begin" and kinds[-1] == "end"
+    # Without fidget.nvim the chat's top bar shows "N of M files" while it runs, and drops it at the end.
+    assert any(" of 5 files" in w for w in result["winbars"]), result["winbars"]
+    assert " files" not in result["winbars"][-1]
     assert errors(result) == []
 
 
@@ -220,6 +223,9 @@ def test_agent_sessions_resumes_a_session_from_another_server_process(
     second = nvim.run("session_resume.lua")
     assert [o["id"] for o in second["offered"]] == [first["session_id"]]
     assert second["waited"] and second["loaded"]["ok"]
+    # The resumed chat goes on at its end, and the top bar names the session.
+    assert second["resume_cursor"] == second["resume_lines"] > 3
+    assert "Remember the word banana" in second["resume_winbar"]
     chat = second["chat"]
     assert "Remember the word banana" in chat and "Banana is remembered." in chat
     assert second["waited2"] and second["turn"]["session_id"] == first["session_id"]
@@ -263,6 +269,7 @@ def test_agent_model_switches_the_model(nvim: Nvim, fake_llm: FakeLLMServer) -> 
     result = nvim.run("model.lua")
     assert any("qwen3:8b" in o for o in result["offered"]) and any("small:1b" in o for o in result["offered"])
     assert result["selected"] and result["waited"]
+    assert "qwen3:8b" in result["winbar_before_pick"] and "small:1b" in result["winbar_after_pick"]
     assert fake_llm.chat_requests()[-1].json["model"] == "small:1b"
 
 
@@ -351,3 +358,38 @@ def test_checkhealth_says_ok_for_a_model_named_without_its_tag(nvim: Nvim, fake_
     health = nvim.run("health.lua", setup=setup)["health"]
     assert "ERROR" not in health, health
     assert "model fake-model:latest" in health
+
+
+def test_context_mentions_reach_the_model_and_the_answer_is_highlighted_markdown(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a + b  # CALC-MARKER\n")
+    (workspace / "notes.md").write_text("# Notes\nNOTES-MARKER\n")
+    answer = "It **adds**.\n\n```lua\nlocal x = 1\n```\n"
+    fake_llm.script(Reply(steps=[Delay(0.5), Text(answer)]))
+    result = nvim.run("context.lua")
+    # Shown before the server answered anything: the prompt, and that the agent is starting.
+    assert "Look at @calc.py" in result["chat_at_once"]
+    assert "starting the agent" in result["winbar_at_once"]
+    assert result["waited"] and "starting" not in result["winbar_after"]
+    assert "qwen3:8b" in result["winbar_after"]  # the model, known without :AgentModel
+    text, *attached = result["prompt"]
+    assert text == {"type": "text", "text": "Look at @calc.py, #buffer and #diagnostics."}
+    uris = [b["resource"]["uri"] for b in attached]
+    assert uris == [
+        (workspace / "calc.py").as_uri(),
+        (workspace / "notes.md").as_uri(),
+        (workspace / "notes.md").as_uri() + "#diagnostics",
+    ]
+    # They reach the model as the files' text.
+    sent = json.dumps(fake_llm.chat_requests()[0].json["messages"])
+    assert "CALC-MARKER" in sent and "NOTES-MARKER" in sent and "a made-up warning" in sent
+    # The chat shows what was attached.
+    assert "(file: `calc.py`)" in result["chat"] and "(diagnostics: `notes.md`)" in result["chat"]
+    # Markdown highlighted by treesitter, the code block's language injected.
+    assert result["ts_active"] and result["ts_lang"] == "markdown"
+    assert "lua" in result["injected"]
+    # @ completes workspace paths.
+    assert result["complete_start"] == 4
+    assert "@calc.py" in result["completions"]
+    assert errors(result) == []

@@ -3,10 +3,14 @@ local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helper
 
 H.run(function()
   H.result.progress = {}
+  H.result.winbars = {}
+  vim.cmd('AgentChat')
   vim.api.nvim_create_autocmd('LspProgress', {
     callback = function(ev)
       local client = vim.lsp.get_client_by_id(ev.data.client_id)
       local value = ev.data.params.value
+      local chat = H.chat()
+      table.insert(H.result.winbars, chat and vim.api.nvim_win_is_valid(chat.win) and vim.wo[chat.win].winbar or '')
       table.insert(H.result.progress, {
         client = client and client.name,
         kind = value.kind,

@@ -16,11 +16,17 @@ H.run(function()
       on_choice(nil, nil)
     end)
   end
+  vim.cmd('AgentChat')
+  H.wait(20000, function()
+    return (vim.wo[H.chat().win].winbar or ''):find('qwen3', 1, true) ~= nil
+  end)
+  H.result.winbar_before_pick = vim.wo[H.chat().win].winbar
   vim.cmd('AgentModel')
   H.result.selected = H.wait(20000, function()
     local chat = H.chat()
-    return chat ~= nil and chat.model ~= nil
+    return chat ~= nil and chat.model == 'small:1b'
   end)
+  H.result.winbar_after_pick = vim.wo[H.chat().win].winbar
   vim.cmd('AgentChat hi')
   H.result.waited = H.wait(20000, function()
     return H.event('AgentTurnDone') ~= nil

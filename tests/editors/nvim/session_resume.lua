@@ -16,6 +16,10 @@ H.run(function()
     return H.event('AgentSessionLoaded') ~= nil
   end)
   H.result.loaded = H.event('AgentSessionLoaded')
+  local chat = H.chat()
+  H.result.resume_cursor = vim.api.nvim_win_get_cursor(chat.win)[1]
+  H.result.resume_lines = vim.api.nvim_buf_line_count(chat.buf)
+  H.result.resume_winbar = vim.wo[chat.win].winbar
   -- The resumed session goes on in the same chat.
   vim.cmd('AgentChat And now?')
   H.result.waited2 = H.wait(20000, function()

@@ -589,7 +589,24 @@ function M.awaiting(session_id, tool_call, waiting, choice)
     chat.tools[u.toolCallId].data.awaiting = nil
   end
   on_tool(chat, u)
-  chat.waiting = waiting and 'approve or reject in the review window' or nil
+  local block = chat.tools[u.toolCallId]
+  if waiting and block and block.mark then
+    -- The change asked about stays open in the chat (it may have been folded as a finished block's output).
+    chat.to_close = vim.tbl_filter(function(item)
+      return item.mark ~= block.mark
+    end, chat.to_close)
+    local row = vim.api.nvim_buf_get_extmark_by_id(chat.buf, ns, block.mark, {})[1]
+    for _, win in ipairs(vim.fn.win_findbuf(chat.buf)) do
+      if row and vim.wo[win].foldmethod == 'expr' then
+        vim.api.nvim_win_call(win, function()
+          vim.cmd(('silent! %d,%dfoldopen!'):format(row + 1, row + block.nlines))
+        end)
+      end
+    end
+  elseif block and block.mark and block.nlines > 1 then
+    table.insert(chat.to_close, { mark = block.mark, offset = 1 }) -- folds again once the turn goes on
+  end
+  chat.waiting = waiting and 'approval waiting' or nil
   set_winbar(chat)
 end
 

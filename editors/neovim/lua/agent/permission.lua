@@ -134,7 +134,11 @@ local function review(params, done)
     reserved = vim.api.nvim_win_get_width(chat.win) + 1
   end
   local avail = math.max(30, cols - reserved - 4)
-  local width = math.min(50, avail)
+  local hint_width = 0
+  for _, chunk in ipairs(hints) do
+    hint_width = hint_width + vim.fn.strdisplaywidth(chunk[1])
+  end
+  local width = math.min(math.max(50, hint_width + 2), avail)
   for _, l in ipairs(lines) do
     width = math.max(width, math.min(vim.fn.strdisplaywidth(l) + 2, avail))
   end

@@ -140,14 +140,19 @@ function M.prompt_text(blocks)
       table.insert(parts, b.text)
     elseif b.type == 'resource' then
       local uri = b.resource and b.resource.uri or ''
+      local fragment = uri:match('#(.*)$')
       local range = b._meta and b._meta.range
-      local where = vim.fn.fnamemodify(vim.uri_to_fname(uri), ':.')
+      local ok, fname = pcall(vim.uri_to_fname, (uri:gsub('#.*$', '')))
+      local where = vim.fn.fnamemodify(ok and fname or uri, ':.')
+      local kind = fragment or 'file'
       if range then
+        kind = 'selection'
         where = ('%s:%d-%d'):format(where, range.start.line + 1, range['end'].line + 1)
       end
-      table.insert(parts, ('(selection: `%s`)'):format(where))
+      table.insert(parts, ('(%s: `%s`)'):format(kind, where))
     elseif b.type == 'resource_link' then
-      table.insert(parts, ('(file: `%s`)'):format(b.uri))
+      local ok, fname = pcall(vim.uri_to_fname, b.uri)
+      table.insert(parts, ('(file: `%s`)'):format(vim.fn.fnamemodify(ok and fname or b.uri, ':.')))
     end
   end
   return table.concat(parts, '\n')
