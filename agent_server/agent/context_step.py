@@ -107,9 +107,9 @@ class ContextStep:
         specs = await self.select_tools(turn, FEW_TOOLS if self.tight else None)
         if self.tight is None:
             # Measured once per turn, so the prompt prefix (system prompt + tools) stays the same every round.
-            self.tight = len(specs) > FEW_TOOLS and self._fixed(self.system_prompt, specs) > FIXED_SHARE * (
-                self.window - reserve
-            )
+            self.tight = False
+            fixed = self._fixed(self._system(turn, specs), specs)  # tools in the prompt count in prompt mode too
+            self.tight = len(specs) > FEW_TOOLS and fixed > FIXED_SHARE * (self.window - reserve)
             if self.tight:
                 specs = await self.select_tools(turn, FEW_TOOLS)
         system = self._system(turn, specs)
