@@ -393,3 +393,11 @@ def test_context_mentions_reach_the_model_and_the_answer_is_highlighted_markdown
     assert result["complete_start"] == 4
     assert "@calc.py" in result["completions"]
     assert errors(result) == []
+
+
+def test_the_chat_works_without_a_markdown_parser(nvim: Nvim, fake_llm: FakeLLMServer) -> None:
+    fake_llm.script(Reply.text("Hello **there**."))
+    result = nvim.run("no_parser.lua")
+    assert result["waited"] and "Hello **there**." in result["chat"]
+    assert result["syntax"] == "markdown" and not result["ts_active"]
+    assert errors(result) == [] and not any("failed" in n["msg"] for n in result["notifications"])
