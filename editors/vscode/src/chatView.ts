@@ -32,7 +32,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.view = view;
-    this.setup(view.webview);
+    this.setup(view.webview, "sidebar");
     view.onDidDispose(() => {
       this.webviews.delete(view.webview);
       this.view = undefined;
@@ -46,11 +46,11 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
       localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, "dist")],
     });
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, "media", "agent.svg");
-    this.setup(panel.webview);
+    this.setup(panel.webview, "editor");
     panel.onDidDispose(() => this.webviews.delete(panel.webview));
   }
 
-  private setup(webview: vscode.Webview): void {
+  private setup(webview: vscode.Webview, placement: "sidebar" | "editor"): void {
     const dist = vscode.Uri.joinPath(this.extensionUri, "dist");
     webview.options = { enableScripts: true, localResourceRoots: [dist] };
     webview.html = chatHtml({
@@ -58,6 +58,7 @@ export class ChatViews implements vscode.WebviewViewProvider, vscode.Disposable 
       nonce: makeNonce(),
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, "webview.js")).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, "webview.css")).toString(),
+      placement,
     });
     this.webviews.add(webview);
     webview.onDidReceiveMessage((message: FromWebview) => {

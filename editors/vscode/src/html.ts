@@ -5,6 +5,8 @@ export interface WebviewAssets {
   nonce: string;
   scriptUri: string;
   styleUri: string;
+  /** In the side bar the view title carries New / History / Model / Index as icons; an editor tab has none. */
+  placement?: "sidebar" | "editor";
 }
 
 export function makeNonce(random: () => number = Math.random): string {
@@ -34,7 +36,7 @@ export function chatHtml(a: WebviewAssets): string {
 <link rel="stylesheet" href="${a.styleUri}">
 <title>Agent</title>
 </head>
-<body>
+<body class="${a.placement ?? "editor"}">
 <header id="toolbar">
   <select id="model" title="Model" aria-label="Model"></select>
   <div id="meter" title="Context used" hidden><div id="meter-bar"><div id="meter-fill"></div></div><span id="meter-label"></span></div>
