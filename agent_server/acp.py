@@ -159,6 +159,7 @@ class NewSessionRequest(Meta):
 
 class NewSessionResponse(Meta):
     session_id: str
+    modes: SessionModeState | None = None
 
 
 class LoadSessionRequest(Meta):

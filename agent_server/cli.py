@@ -101,6 +101,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
                 session = await service.open(args.session)
             else:
                 session = await service.new_session(str(workspace))
+            if args.agent:
+                await service.set_mode(session.id, args.agent)
             prompts = [args.prompt] if args.prompt else None
             while True:
                 if prompts is not None:
@@ -167,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-thinking", action="store_true", help="hide the model's reasoning")
     p.add_argument("--max-rounds", type=int, dest="max_rounds")
     p.add_argument("--session", "-s", help="resume this session (see `agent-server sessions list`)")
+    p.add_argument("--agent", "-a", help="the agent profile (mode) to use: code, ask, plan, task, orchestrate, ...")
     _add_llm_flags(p)
     p.set_defaults(func=cmd_chat)
 
@@ -177,11 +180,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_doctor)
 
     from . import permissions_cli
+    from .agents import cli as agents_cli
     from .checkpoints import cli as checkpoints_cli
     from .index import cli as index_cli
     from .store import cli as store_cli
 
-    for module in (index_cli, store_cli, permissions_cli, checkpoints_cli):
+    for module in (index_cli, store_cli, permissions_cli, checkpoints_cli, agents_cli):
         module.register(sub)
     return parser
 
@@ -194,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        offline = ("index", "search", "sessions", "permissions", "checkpoints")
+        offline = ("index", "search", "sessions", "permissions", "checkpoints", "agents")
         if "settings" not in vars(args) and args.command in offline:
             args.settings = _load(args, Path(getattr(args, "workspace", None) or ".").resolve())
         status: int = func(args) or 0

@@ -80,6 +80,11 @@ class AgentConfig(Section):
     profile: Literal["chat", "task"] = "chat"
     """`task` requires the model to finish with task_completion (reminded when it does not)."""
     system_prompt: str | None = None
+    mode: str = Field(default="code", pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
+    """The agent profile new sessions start in: code, ask, plan, task, orchestrate or one of yours (docs/agents.md)."""
+    hot_context_tokens: int = Field(default=0, ge=0, le=4000)
+    """Budget of the note naming the files read and changed in this session and the open plan items, added to
+    each prompt (0 = off; 200-400 helps small models that lose track after compaction)."""
     continuation_nudges: int = Field(default=1, ge=0, le=5)
     deflection_retries: int = Field(default=3, ge=0, le=5)
     empty_answer_limit: int = Field(default=2, ge=1, le=5)

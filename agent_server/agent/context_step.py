@@ -76,6 +76,7 @@ class ContextStep:
         self._turn: Turn | None = None
         self.tight: bool | None = None  # decided at the first round: few tools and the short system prompt
         self.page_chars: int | None = None  # the tools' page budget for this round
+        self.system_extra = ""  # the agent profile's prompt, kept in the short system prompt too
 
     @property
     def prompt_tools(self) -> bool:
@@ -94,6 +95,7 @@ class ContextStep:
         system = self.system_prompt
         if self.tight and self.settings.agent.system_prompt is None:
             system = prompts.system_prompt(turn.session.cwd, self.settings.agent.profile, None, short=True)
+            system += self.system_extra
         if self.prompt_tools:
             system += "\n\n" + render_tool_prompt(specs)
         return system

@@ -6,11 +6,12 @@ import asyncio
 import dataclasses
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .. import acp
+from ..agents import Profile
 from ..checkpoints import CheckpointLimits, CheckpointService, RestoreResult
 from ..config import Settings
 from ..context import estimate_message
@@ -23,17 +24,20 @@ from ..store import Store
 from ..tools.builtin import builtin_tools
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
-from . import checkpointing
+from . import checkpointing, modes
 from .checkpointing import checkpoint_hook
 from .client import AgentClient
 from .content import display_text, prompt_text
 from .context_step import ContextStep
+from .hot_context import with_hot_context
 from .indexing import IndexService
 from .loop import Turn, run_turn
+from .orchestrator import orchestrate, run_subturn
 from .prompts import system_prompt
 from .relay import UpdateRelay
 from .replay import replay_updates
 from .session import Session
+from .subagents import RUN_AGENT, run_agent_tool
 from .titles import title_from_prompt
 
 log = logging.getLogger(__name__)
@@ -45,6 +49,8 @@ def _checkpoints(settings: Settings, store: Store) -> CheckpointService | None:
     if not cfg.enabled:
         return None
     return CheckpointService(store, CheckpointLimits(cfg.max_per_session, cfg.max_age_days, cfg.max_file_bytes))
+
+
 READ_ONLY_KINDS = {"read", "search", "think"}  # MCP tools are left out: their effects are unknown
 
 
@@ -66,6 +72,7 @@ class AgentService:
         self.tools = ToolRegistry(builtin_tools(settings), result_limit=settings.tools.result_limit)
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
         self.checkpoints = _checkpoints(settings, self.store)
+        self.modes = modes.ModeManager(self.store, lambda: self.settings.agent.mode)
         self.idle = asyncio.Event()  # set while no turn runs: background work (embeddings) waits for it
         self.idle.set()
         self.indexer: IndexService | None = None
@@ -126,6 +133,7 @@ class AgentService:
         session = Session(id=f"sess_{uuid.uuid4().hex[:16]}", cwd=Path(cwd).resolve(), roots=self._roots_for(cwd))
         await self._db(self.store.create_session, str(session.cwd), self._model, None, session.id)
         session.store_version = (0, 0)
+        session.mode = self.settings.agent.mode
         self.sessions[session.id] = session
         await self._attach_mcp(session, mcp_servers or [])
         return session
@@ -145,6 +153,7 @@ class AgentService:
         root = cwd or record.cwd
         loaded = Session(id=record.id, cwd=Path(root).resolve(), roots=self._roots_for(root), title=record.title)
         await self._refresh(loaded)
+        await self.modes.restore(loaded)
         # Two requests may have loaded it at once: the first one in wins, so both share one live session.
         return self.sessions.setdefault(loaded.id, loaded)
 
@@ -211,6 +220,7 @@ class AgentService:
         if not wanted:
             return
         from ..tools.mcp import McpManager  # the MCP SDK loads only for a session that has servers
+
         if session.mcp is not None:
             await session.mcp.aclose()
         client = self.client
@@ -227,17 +237,28 @@ class AgentService:
         )
         await session.mcp.start()
 
-    def _tools_for(self, session: Session) -> ToolRegistry:
-        """Built-ins plus the MCP tools that are ready now; in a read-only session only the ones that look."""
+    def _tools_for(self, session: Session, profile: Profile | None = None) -> ToolRegistry:
+        """Built-ins plus the MCP tools that are ready now, as the session's profile allows; in a read-only session
+        only the ones that look."""
+        tools = builtin_tools(self.settings) + (session.mcp.tools() if session.mcp is not None else [])
         if session.read_only:
-            looking = [t for t in builtin_tools(self.settings) if t.kind in READ_ONLY_KINDS or t.loop_breaking]
-            return ToolRegistry(looking, result_limit=self.settings.tools.result_limit)
-        if session.mcp is None:
-            return self.tools
-        registry = ToolRegistry(builtin_tools(self.settings), result_limit=self.settings.tools.result_limit)
-        for tool in session.mcp.tools():
+            tools = [t for t in tools if t.source == "builtin" and (t.kind in READ_ONLY_KINDS or t.loop_breaking)]
+        if profile is not None:
+            tools = modes.offered(tools, profile)
+        registry = ToolRegistry(result_limit=self.settings.tools.result_limit)
+        for tool in tools:
             registry.register(tool, replace=True)
         return registry
+
+    # --- modes (agent profiles) ------------------------------------------------------------------------
+
+    async def set_mode(self, session_id: str, mode_id: str) -> acp.SessionModeState:
+        session = await self.open(session_id)
+        await self.modes.set(session, mode_id)
+        return self.modes.state(session)
+
+    async def mode_state(self, session_id: str) -> acp.SessionModeState:
+        return self.modes.state(await self.open(session_id))
 
     # --- checkpoints ------------------------------------------------------------------------------------
 
@@ -347,24 +368,40 @@ class AgentService:
             await asyncio.gather(session.after_turn, return_exceptions=True)
             session.after_turn = None
         await self._refresh(session)
-        await record(Message(role="user", content=text, meta={"display": shown} if shown and shown != text else {}))
+        profile = self.modes.profile(session)
+        shaped = modes.setup(profile, self.settings)
+        settings = shaped.settings
+        for notice in profile.notices:
+            await client.log("warning", notice)
+        content = with_hot_context(text, session.history, settings.agent.hot_context_tokens)
+        display = shown or text
+        await record(Message(role="user", content=content, meta={"display": display} if display != content else {}))
         turn_message_id = session.store_version[0] if session.store_version else 0
         if session.title is None:
             session.title = title_from_prompt(text)
         try:
             await self._auto_context(session, text, record, relay)
             provider, model, info = await self.provider()
-            system = system_prompt(session.cwd, self.settings.agent.profile, self.settings.agent.system_prompt)
-            context = ContextStep(self.settings, system, info, provider.name, persist)
+            system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt)
+            system += shaped.system_extra
+
+            def fresh_context(history: Callable[[list[Message]], Awaitable[None]] = persist) -> ContextStep:
+                step = ContextStep(settings, system, info, provider.name, history)
+                step.system_extra = shaped.system_extra
+                return step
+
+            async def keep_nothing(history: list[Message]) -> None:  # a sub-turn's history is scratch
+                return None
+
             turn = Turn(
                 session=session,
                 client=client,
                 provider=provider,
-                model=model,
-                settings=self.settings,
-                tools=self._tools_for(session),
-                policy=self.policy,
-                context=context,
+                model=shaped.model or model,
+                settings=settings,
+                tools=self._tools_for(session, profile),
+                policy=PermissionPolicy(settings.tools, self.store),
+                context=fresh_context(),
                 record=record,
                 relay=relay,
                 services=self.services,
@@ -373,7 +410,47 @@ class AgentService:
                 if self.checkpoints is not None
                 else None,
             )
-            stop = await run_turn(turn)
+            if profile.spec.tools and RUN_AGENT in profile.spec.tools:
+
+                async def delegate(name: str, task: str, parent: str | None) -> str:
+                    target = self.modes.catalog(session).get(name)
+                    sub = modes.setup(target, self.settings)
+                    sub_system = system_prompt(session.cwd, sub.settings.agent.profile, None) + sub.system_extra
+                    context = ContextStep(sub.settings, sub_system, info, provider.name, keep_nothing)
+                    context.system_extra = sub.system_extra
+                    tools = self._tools_for(session, target)
+                    tools.unregister(RUN_AGENT)  # a subagent does not delegate again
+                    policy = PermissionPolicy(sub.settings.tools, self.store)
+                    summary, _stop = await run_subturn(
+                        turn,
+                        task,
+                        sub.model or turn.model,
+                        context,
+                        parent or "",
+                        tools=tools,
+                        policy=policy,
+                        settings=sub.settings,
+                    )
+                    return summary
+
+                callable_agents = {
+                    p.name: p.spec.description
+                    for p in self.modes.catalog(session).profiles.values()
+                    if p.spec.kind != "orchestrate" and p.name != profile.name
+                }
+                turn.tools.register(run_agent_tool(callable_agents, delegate), replace=True)
+            if profile.spec.kind == "orchestrate":
+                spec = profile.spec
+                stop = await orchestrate(
+                    turn,
+                    text,
+                    planner=spec.planner_model or turn.model,
+                    worker=spec.worker_model or turn.model,
+                    max_steps=spec.max_steps,
+                    fresh_context=lambda: fresh_context(keep_nothing),
+                )
+            else:
+                stop = await run_turn(turn)
         except asyncio.CancelledError:
             await relay.flush()
             return "cancelled"

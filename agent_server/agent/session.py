@@ -25,6 +25,7 @@ class Session:
     after_turn: asyncio.Task[Any] | None = None  # the on-read flow of the previous turn, if still running
     store_version: tuple[int, int] | None = None  # what this process last saw in the store (see Store.version)
     prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest
+    mode: str = "code"  # the agent profile the session runs in (agent/modes.py)
     read_only: bool = False  # offer the model only tools that look and think (an "ask" mode), nothing that changes
 
     @property

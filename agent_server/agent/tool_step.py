@@ -72,7 +72,9 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
     if turn.checkpoint is not None and tool.kind not in UNCHANGING_KINDS:
         await turn.checkpoint(tool, call.arguments)  # the workspace as it was, before the turn's first change
     await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="in_progress"))
-    result = await turn.tools.execute(_context(turn), call.name, call.arguments)
+    ctx = _context(turn)
+    ctx.call_id = call.id
+    result = await turn.tools.execute(ctx, call.name, call.arguments)
     await _finish(turn, call, result)
     if result.plan is not None:
         await turn.relay.send(acp.PlanUpdate(entries=result.plan))

@@ -25,7 +25,7 @@ from ..config import Settings
 from ..config_layers import LoadResult, load_layers
 from ..config_layers import settle_trust as settle_workspace_trust
 from ..errors import StoreError
-from . import checkpoint_methods
+from . import agent_methods, checkpoint_methods
 from . import params as method_params
 from .errors import INVALID_PARAMS, RpcError, to_rpc_error
 from .lsp_client import LspClient, LspProgress
@@ -288,8 +288,9 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
     @rpc(server, "agent/session/new")
     async def session_new(params: dict[str, Any]) -> dict[str, Any]:
         req = acp.NewSessionRequest.model_validate(params)
-        session = await server.require_agent().new_session(req.cwd, req.mcp_servers)
-        return acp.NewSessionResponse(session_id=session.id).dump()
+        agent = server.require_agent()
+        session = await agent.new_session(req.cwd, req.mcp_servers)
+        return acp.NewSessionResponse(session_id=session.id, modes=agent.modes.state(session)).dump()
 
     @rpc(server, "agent/session/list")
     async def session_list(params: dict[str, Any]) -> dict[str, Any]:
@@ -309,6 +310,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
         return {}
 
     checkpoint_methods.register(server)
+    agent_methods.register(server)
 
     @rpc(server, "agent/_permissions/list")
     async def permissions_list(params: dict[str, Any]) -> dict[str, Any]:

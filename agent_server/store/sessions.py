@@ -102,6 +102,18 @@ class Store:
             if conn.execute("UPDATE sessions SET model = ? WHERE id = ?", (model, session_id)).rowcount == 0:
                 raise SessionNotFoundError(session_id)
 
+    def set_mode(self, session_id: str, mode: str) -> None:
+        with self.db.write() as conn:
+            if conn.execute("UPDATE sessions SET mode = ? WHERE id = ?", (mode, session_id)).rowcount == 0:
+                raise SessionNotFoundError(session_id)
+
+    def get_mode(self, session_id: str) -> str | None:
+        with self.db.read() as conn:
+            row = conn.execute("SELECT mode FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise SessionNotFoundError(session_id)
+        return None if row["mode"] is None else str(row["mode"])
+
     # --- messages ---------------------------------------------------------------------------------------
 
     def append_message(self, session_id: str, message: Message, token_count: int | None = None) -> int:

@@ -48,6 +48,7 @@ class ToolContext:
     # Tools that can page (read_file, search_text, run_command, MCP results) return a page of this size with
     # a marker saying how to get the rest, instead of a result that would be cut later.
     page_chars: int | None = field(default_factory=PAGE_CHARS.get)
+    call_id: str | None = None  # the tool call being run (a subagent's cards name it as their parent)
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[ToolResult]]
