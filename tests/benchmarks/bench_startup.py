@@ -140,9 +140,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--idle", type=float, default=1.0, help="seconds to idle before reading the memory")
     parser.add_argument(
-        "--before",
-        metavar="TREE",
-        help="another checkout (e.g. `git worktree add /tmp/before <commit>`) to measure alongside, for before/after",
+        "--tree",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="another checkout (`git worktree add /tmp/before COMMIT`) measured alongside, for before/after; repeatable",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -163,9 +165,9 @@ def main() -> None:
             "pygls": [sys.executable, "-c", BASELINE.format(imports="import pygls.lsp.server")],
             "agent-server serve": [sys.executable, "-m", "agent_server", "serve"],
         }
-        if args.before:  # PYTHONPATH wins over the editable install's finder
-            code = f"import sys; sys.path.insert(0, {args.before!r}); from agent_server.cli import main; main()"
-            contenders["serve (--before)"] = [sys.executable, "-c", code, "serve"]
+        for tree in args.tree:  # first on sys.path: wins over the editable install's finder
+            code = f"import sys; sys.path.insert(0, {tree!r}); from agent_server.cli import main; main()"
+            contenders[f"serve {Path(tree).name}"] = [sys.executable, "-c", code, "serve"]
         times: dict[str, list[float]] = {name: [] for name in contenders}
         readies: dict[str, list[float]] = {name: [] for name in contenders}
         rss: dict[str, list[float]] = {name: [] for name in contenders}
