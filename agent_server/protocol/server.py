@@ -300,8 +300,10 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
     @rpc(server, "agent/session/load")
     async def session_load(params: dict[str, Any]) -> dict[str, Any]:
         req = acp.LoadSessionRequest.model_validate(params)
-        await server.require_agent().load_session(req.session_id, req.cwd, req.mcp_servers, server.client)
-        return acp.LoadSessionResponse().dump()
+        agent = server.require_agent()
+        await agent.load_session(req.session_id, req.cwd, req.mcp_servers, server.client)
+        # ACP's LoadSessionResponse carries the session's modes, so an editor's header shows the resumed one.
+        return {**acp.LoadSessionResponse().dump(), "modes": (await agent.mode_state(req.session_id)).dump()}
 
     @rpc(server, "agent/session/delete")
     async def session_delete(params: dict[str, Any]) -> dict[str, Any]:

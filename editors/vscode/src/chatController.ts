@@ -6,6 +6,7 @@ import {
   permissionOutcome,
   promptText,
   type ContentBlock,
+  type ModeState,
   type ModelsList,
   type PermissionOutcome,
   type RequestPermissionParams,
@@ -29,6 +30,8 @@ export interface ChatHost {
   cwd(): string;
   copy(text: string): void;
   indexWorkspace(): void;
+  /** The header's mode button: the editor shows its mode picker. */
+  pickMode?(): void;
   /** The editor-side actions (absent in unit tests that do not need them). */
   editor?: EditorBridge;
 }
@@ -72,6 +75,7 @@ export class ChatController {
   /** Everything shown since the last reset, replayed to a webview that (re)loads. */
   private history: ToWebview[] = [];
   private models: ModelsList | undefined;
+  private modes: ModeState | undefined;
   private serverState: ToWebview | undefined;
   private lastPrompt: { blocks: ContentBlock[]; attachments: string[] } | undefined;
   private toRestore: string | undefined;
@@ -121,6 +125,11 @@ export class ChatController {
   /** `agent/session/update` from the server. */
   onSessionUpdate(params: SessionNotification): void {
     if (!params || params.sessionId !== this.sessionId) return;
+    if (params.update.sessionUpdate === "current_mode_update") {
+      const id = (params.update as { currentModeId?: unknown }).currentModeId;
+      if (typeof id === "string") this.setModes({ currentModeId: id, availableModes: this.modes?.availableModes ?? [] });
+      return;
+    }
     this.show({ type: "update", update: params.update });
   }
 
@@ -155,6 +164,7 @@ export class ChatController {
         for (const m of this.history) reply(m);
         if (this.serverState) reply(this.serverState);
         if (this.models) reply({ type: "models", list: this.models });
+        if (this.modes) reply({ type: "modes", modes: this.modes });
         if (this.busy) reply({ type: "turnStart" });
         if (!this.models) void this.refreshModels();
         return;
@@ -201,6 +211,8 @@ export class ChatController {
         return this.refreshModels();
       case "selectModel":
         return this.selectModel(message.model);
+      case "pickMode":
+        return this.host.pickMode?.();
       case "index":
         return this.host.indexWorkspace();
       case "copy":
@@ -235,16 +247,9 @@ export class ChatController {
     this.show({ type: "turnStart" });
     let stopReason = "error";
     try {
-      if (!this.sessionId) {
-        const created = await rpc.request<{ sessionId: string }>("agent/session/new", {
-          cwd: this.host.cwd(),
-          mcpServers: [],
-        });
-        this.sessionId = created.sessionId;
-        this.host.editor?.rememberSession(this.sessionId);
-      }
+      const sessionId = await this.ensureSession(rpc);
       const result = await rpc.request<{ stopReason: string }>("agent/session/prompt", {
-        sessionId: this.sessionId,
+        sessionId,
         prompt: blocks,
       });
       stopReason = result.stopReason;
@@ -255,6 +260,53 @@ export class ChatController {
       this.host.editor?.setBusy(false);
       this.cancelPermissions();
       this.show({ type: "turnEnd", stopReason });
+    }
+  }
+
+  /** The chat's session, created on first use (a prompt, or picking a mode in an empty chat). */
+  private async ensureSession(rpc: Rpc): Promise<string> {
+    if (this.sessionId) return this.sessionId;
+    const created = await rpc.request<{ sessionId: string; modes?: ModeState | null }>("agent/session/new", {
+      cwd: this.host.cwd(),
+      mcpServers: [],
+    });
+    this.sessionId = created.sessionId;
+    this.host.editor?.rememberSession(this.sessionId);
+    if (created.modes) this.setModes(created.modes);
+    return created.sessionId;
+  }
+
+  private setModes(modes: ModeState | undefined): void {
+    if (!modes && !this.modes) return;
+    this.modes = modes;
+    this.host.broadcast({ type: "modes", modes });
+  }
+
+  get modeState(): ModeState | undefined {
+    return this.modes;
+  }
+
+  /** The modes of the chat's session, creating the session if the chat is still empty. */
+  async sessionModes(): Promise<ModeState | undefined> {
+    const rpc = this.requireRpc();
+    if (!rpc) return undefined;
+    try {
+      await this.ensureSession(rpc);
+    } catch (err) {
+      this.show({ type: "error", message: `Could not start a session: ${errorMessage(err)}` });
+    }
+    return this.modes;
+  }
+
+  /** Switches the session's mode; the header follows the server's `current_mode_update` (and this answer). */
+  async setMode(modeId: string): Promise<void> {
+    const rpc = this.requireRpc();
+    if (!rpc || !this.sessionId) return;
+    try {
+      await rpc.request("agent/session/set_mode", { sessionId: this.sessionId, modeId });
+      this.setModes({ currentModeId: modeId, availableModes: this.modes?.availableModes ?? [] });
+    } catch (err) {
+      this.show({ type: "error", message: `Could not switch to mode ${modeId}: ${errorMessage(err)}` });
     }
   }
 
@@ -270,6 +322,7 @@ export class ChatController {
     this.sessionId = undefined;
     this.lastPrompt = undefined;
     this.host.editor?.rememberSession(undefined);
+    this.setModes(undefined);
     this.reset();
   }
 
@@ -306,7 +359,12 @@ export class ChatController {
     this.host.editor?.rememberSession(sessionId);
     this.reset(sessionId);
     try {
-      await rpc.request("agent/session/load", { sessionId, cwd: this.host.cwd(), mcpServers: [] });
+      const loaded = await rpc.request<{ modes?: ModeState | null } | null>("agent/session/load", {
+        sessionId,
+        cwd: this.host.cwd(),
+        mcpServers: [],
+      });
+      this.setModes(loaded?.modes ?? undefined);
     } catch (err) {
       this.sessionId = undefined;
       this.host.editor?.rememberSession(undefined);

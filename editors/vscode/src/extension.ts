@@ -2,7 +2,9 @@
 
 import * as os from "node:os";
 import * as vscode from "vscode";
+import { newAgentProfile } from "./agentProfiles";
 import { ChatController } from "./chatController";
+import { CHECKPOINT_SCHEME, CheckpointCommands } from "./checkpointCommands";
 import { ChatViews } from "./chatView";
 import { runIndex } from "./indexing";
 import { PROPOSED_SCHEME, VsCodeEditorBridge } from "./editorBridge";
@@ -25,11 +27,13 @@ export function activate(context: vscode.ExtensionContext): void {
     cwd,
     copy: (text) => void vscode.env.clipboard.writeText(text),
     indexWorkspace: () => void indexWorkspace(),
+    pickMode: () => void pickMode(),
   });
   views.bind(controller);
   controller.restoreOnAttach(bridge.rememberedSession);
   server = new AgentServer(output, controller);
   running = server;
+  const checkpoints = new CheckpointCommands(() => server?.rpc, controller, cwd);
 
   async function indexWorkspace(): Promise<void> {
     if (!server?.rpc) {
@@ -63,6 +67,21 @@ export function activate(context: vscode.ExtensionContext): void {
       { title: "Model for the next prompts", placeHolder: list.current ?? undefined },
     );
     if (picked) await controller.selectModel(picked.label);
+  }
+
+  async function pickMode(): Promise<void> {
+    const modes = await controller.sessionModes();
+    if (!modes || modes.availableModes.length === 0) return;
+    const picked = await vscode.window.showQuickPick(
+      modes.availableModes.map((m) => ({
+        label: m.name,
+        description: m.id === modes.currentModeId ? "current" : m.id,
+        detail: m.description ?? undefined,
+        id: m.id,
+      })),
+      { title: "Mode of this chat", placeHolder: "The agent profile for the next prompts", matchOnDetail: true },
+    );
+    if (picked && picked.id !== modes.currentModeId) await controller.setMode(picked.id);
   }
 
   async function askAboutSelection(): Promise<void> {
@@ -109,6 +128,13 @@ export function activate(context: vscode.ExtensionContext): void {
       controller.showHistory();
     }),
     vscode.commands.registerCommand("agentServer.pickModel", pickModel),
+    vscode.commands.registerCommand("agentServer.pickMode", pickMode),
+    vscode.commands.registerCommand("agentServer.newAgentProfile", () =>
+      newAgentProfile(server?.rpc, controller, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath),
+    ),
+    vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, checkpoints),
+    vscode.commands.registerCommand("agentServer.reviewTurnChanges", () => checkpoints.review()),
+    vscode.commands.registerCommand("agentServer.restoreCheckpoint", () => checkpoints.restore()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("agentServer")) return;
       void vscode.window

@@ -38,6 +38,7 @@ export function chatHtml(a: WebviewAssets): string {
 </head>
 <body class="${a.placement ?? "editor"}">
 <header id="toolbar">
+  <button id="mode" type="button" title="Pick the agent's mode" aria-label="Mode">Mode</button>
   <select id="model" title="Model" aria-label="Model"></select>
   <div id="meter" title="Context used" hidden><div id="meter-bar"><div id="meter-fill"></div></div><span id="meter-label"></span></div>
   <span class="spacer"></span>

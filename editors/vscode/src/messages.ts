@@ -1,6 +1,6 @@
 /** Messages between the extension host and the chat webview (both directions). */
 
-import type { ModelsList, PermissionOption, SessionInfo, SessionUpdate, ToolCallFields } from "./protocol";
+import type { ModeState, ModelsList, PermissionOption, SessionInfo, SessionUpdate, ToolCallFields } from "./protocol";
 
 export type ToWebview =
   | { type: "reset"; sessionId?: string; title?: string }
@@ -14,6 +14,8 @@ export type ToWebview =
   | { type: "permissionResolved"; requestId: string; optionId?: string }
   | { type: "sessions"; sessions: SessionInfo[] }
   | { type: "models"; list: ModelsList }
+  /** The session's modes for the header (none before the first session exists). */
+  | { type: "modes"; modes?: ModeState }
   | { type: "server"; state: "starting" | "running" | "stopped" | "failed"; message?: string }
   /** The workspace folder (diff headers show paths relative to it). */
   | { type: "workspace"; root: string }
@@ -56,5 +58,6 @@ export type FromWebview =
   | { type: "loadSession"; sessionId: string }
   | { type: "listModels" }
   | { type: "selectModel"; model: string }
+  | { type: "pickMode" }
   | { type: "index" }
   | { type: "copy"; text: string };

@@ -185,3 +185,43 @@ export function promptText(blocks: ContentBlock[]): string {
     .map((b) => b.text)
     .join("\n");
 }
+
+/** A session's modes (agent profiles), as `agent/session/new` and `agent/session/load` answer them. */
+export interface SessionMode {
+  id: string;
+  name: string;
+  description?: string | null;
+}
+
+export interface ModeState {
+  currentModeId: string;
+  availableModes: SessionMode[];
+}
+
+/** One entry of `agent/_checkpoints/list`: the workspace as it was before a turn that changed files. */
+export interface Checkpoint {
+  id: string;
+  sessionId: string;
+  cwd: string;
+  turnMessageId?: string | null;
+  prompt?: string | null;
+  kind: string;
+  createdAt: string;
+  complete: boolean;
+}
+
+/** A file a checkpoint's turn changed (show), or that a restore would change / changed (restore). */
+export interface CheckpointFile {
+  path: string;
+  status: string;
+  oldText?: string | null;
+  newText?: string | null;
+  binary?: boolean;
+}
+
+export interface RestoreResult {
+  files: CheckpointFile[];
+  conversationCut: boolean;
+  restored: boolean;
+  notes?: string[];
+}

@@ -3,6 +3,7 @@
 import { mentionQuery } from "../src/mentions";
 import type { FromWebview, Mention, ToWebview } from "../src/messages";
 import { modelDescription } from "../src/models";
+import { modeLabel } from "../src/modes";
 import { formatUsage, renderItem, setWorkspaceRoot } from "./render";
 import { Transcript } from "./transcript";
 
@@ -19,6 +20,7 @@ const send = $<HTMLButtonElement>("send");
 const stop = $<HTMLButtonElement>("stop");
 const busy = $("busy");
 const model = $<HTMLSelectElement>("model");
+const mode = $<HTMLButtonElement>("mode");
 const meter = $("meter");
 const sessions = $("sessions");
 const sessionList = $("session-list");
@@ -107,6 +109,11 @@ function renderChrome(): void {
       }),
     );
   }
+  const modes = transcript.modes;
+  const current = modes?.availableModes.find((m) => m.id === modes.currentModeId);
+  mode.textContent = modeLabel(modes) ?? "Mode";
+  mode.dataset.mode = modes?.currentModeId ?? "";
+  mode.title = current?.description ? `Mode: ${current.name}: ${current.description}` : "Pick the agent's mode";
   const server = transcript.server;
   serverStatus.hidden = !server || server.state === "running";
   if (server) {
@@ -341,6 +348,7 @@ sessions.addEventListener("click", (e) => {
   sessions.hidden = true;
   post({ type: "loadSession", sessionId: b.dataset.session! });
 });
+mode.addEventListener("click", () => post({ type: "pickMode" }));
 model.addEventListener("change", () => post({ type: "selectModel", model: model.value }));
 model.addEventListener("focus", () => post({ type: "listModels" }));
 view.addEventListener("click", (e) => {

@@ -2,6 +2,7 @@
 
 import type { ToWebview } from "../src/messages";
 import type {
+  ModeState,
   ModelsList,
   PermissionOption,
   PlanEntry,
@@ -56,6 +57,8 @@ export class Transcript {
   busy = false;
   usage: { used: number; size: number } | undefined;
   models: ModelsList | undefined;
+  /** The session's modes (the header's mode button); undefined before a session exists. */
+  modes: ModeState | undefined;
   sessions: SessionInfo[] | undefined;
   server: { state: string; message?: string } | undefined;
   /** The workspace folder: paths on cards are shown relative to it. */
@@ -171,6 +174,10 @@ export class Transcript {
         }
         break;
       }
+      case "modes":
+        this.modes = message.modes;
+        changes.chrome = true;
+        break;
       case "sessions":
         this.sessions = message.sessions;
         changes.chrome = true;

@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ChatController, type Rpc } from "../src/chatController";
+import { checkpointDescription, checkpointLabel, fileSummary, newestFirst, restoreQuestion } from "../src/checkpoints";
+import type { ToWebview } from "../src/messages";
+import { modeLabel, profileNameProblem } from "../src/modes";
+import type { Checkpoint, ModeState } from "../src/protocol";
+import { Transcript } from "../webview/transcript";
+
+const MODES: ModeState = {
+  currentModeId: "code",
+  availableModes: [
+    { id: "code", name: "Code", description: "The default" },
+    { id: "plan", name: "Plan", description: "Read-only" },
+  ],
+};
+
+class Server implements Rpc {
+  calls: [string, any][] = [];
+  constructor(private readonly answers: Record<string, (p: any) => unknown>) {}
+  async request<T>(method: string, params: unknown): Promise<T> {
+    this.calls.push([method, params]);
+    const answer = this.answers[method];
+    if (!answer) throw new Error(`Method Not Found: ${method}`);
+    return answer(params) as T;
+  }
+  notify(): void {}
+}
+
+function controllerWith(answers: Record<string, (p: any) => unknown>) {
+  const shown: ToWebview[] = [];
+  let picks = 0;
+  const controller = new ChatController({
+    broadcast: (m) => shown.push(m),
+    reveal() {},
+    cwd: () => "/proj",
+    copy() {},
+    indexWorkspace() {},
+    pickMode: () => picks++,
+  });
+  const rpc = new Server({ "agent/_models/list": () => ({ current: "m", models: [] }), ...answers });
+  controller.attach(rpc);
+  return { controller, rpc, shown, picks: () => picks };
+}
+
+const lastModes = (shown: ToWebview[]) => shown.filter((m) => m.type === "modes").at(-1);
+
+test("the header's mode comes from session/new, follows current_mode_update and set_mode, and clears on New Chat", async () => {
+  const { controller, rpc, shown, picks } = controllerWith({
+    "agent/session/new": () => ({ sessionId: "s1", modes: MODES }),
+    "agent/session/set_mode": () => ({}),
+  });
+  await controller.handle({ type: "pickMode" }, () => {});
+  assert.equal(picks(), 1, "the header's button asks the editor for its picker");
+  const modes = await controller.sessionModes(); // an empty chat gets its session (and modes) on first pick
+  assert.deepEqual(modes, MODES);
+  assert.deepEqual(lastModes(shown), { type: "modes", modes: MODES });
+  await controller.setMode("plan");
+  assert.deepEqual(rpc.calls.at(-1), ["agent/session/set_mode", { sessionId: "s1", modeId: "plan" }]);
+  assert.equal(controller.modeState?.currentModeId, "plan");
+  controller.onSessionUpdate({ sessionId: "s1", update: { sessionUpdate: "current_mode_update", currentModeId: "code" } });
+  assert.equal(controller.modeState?.currentModeId, "code");
+  assert.equal(controller.modeState?.availableModes.length, 2, "an update keeps the list of modes");
+  assert.ok(!shown.some((m) => m.type === "update"), "a mode update is header state, not a transcript item");
+  // A reloaded webview gets the modes again.
+  const replies: ToWebview[] = [];
+  await controller.handle({ type: "ready" }, (m) => replies.push(m));
+  assert.ok(replies.some((m) => m.type === "modes" && m.modes?.currentModeId === "code"));
+  controller.newChat();
+  assert.deepEqual(lastModes(shown), { type: "modes", modes: undefined });
+});
+
+test("resuming a session shows its stored mode; a refused set_mode is an error in the chat", async () => {
+  const { controller, shown } = controllerWith({
+    "agent/session/load": () => ({ modes: { ...MODES, currentModeId: "plan" } }),
+    "agent/session/set_mode": () => {
+      throw new Error("unknown mode: nope");
+    },
+  });
+  await controller.loadSession("old");
+  assert.equal(controller.modeState?.currentModeId, "plan");
+  await controller.setMode("nope");
+  assert.equal(controller.modeState?.currentModeId, "plan");
+  const error = shown.find((m) => m.type === "error");
+  assert.ok(error && error.type === "error" && error.message.includes("unknown mode: nope"));
+});
+
+test("the transcript keeps the modes for the header and modeLabel names the current one", () => {
+  const t = new Transcript();
+  assert.equal(modeLabel(t.modes), undefined);
+  assert.equal(t.apply({ type: "modes", modes: MODES }).chrome, true);
+  assert.equal(modeLabel(t.modes), "Code");
+  assert.equal(modeLabel({ currentModeId: "custom", availableModes: [] }), "custom");
+});
+
+test("profile names are checked before the server is asked", () => {
+  assert.equal(profileNameProblem("reviewer"), undefined);
+  assert.equal(profileNameProblem("db_expert-2"), undefined);
+  assert.match(profileNameProblem("") ?? "", /needed/);
+  assert.match(profileNameProblem("My Agent") ?? "", /lowercase/);
+  assert.match(profileNameProblem("../evil") ?? "", /lowercase/);
+});
+
+const cp = (over: Partial<Checkpoint>): Checkpoint => ({
+  id: "c",
+  sessionId: "s",
+  cwd: "/proj",
+  prompt: "Rewrite the todo file",
+  kind: "files",
+  createdAt: "2026-11-22T10:00:00Z",
+  complete: true,
+  ...over,
+});
+
+test("checkpoints are listed newest first with the prompt's first line", () => {
+  const list = newestFirst([cp({ id: "a", createdAt: "2026-11-22T10:00:00Z" }), cp({ id: "b", createdAt: "2026-11-22T11:00:00Z" })]);
+  assert.deepEqual(list.map((c) => c.id), ["b", "a"]);
+  assert.equal(checkpointLabel(cp({ prompt: "first line\nsecond" })), "first line");
+  assert.equal(checkpointLabel(cp({ prompt: "" })), "(turn without a prompt)");
+  assert.equal(checkpointLabel(cp({ prompt: "x".repeat(200) })).length, 80);
+  assert.match(checkpointDescription(cp({ kind: "git", complete: false })), /git snapshot · turn not finished$/);
+});
+
+test("the restore question lists what would change and explains the conversation choice", () => {
+  const files = [
+    { path: "todo.txt", status: "modified" },
+    { path: "new.txt", status: "deleted" },
+  ];
+  const q = restoreQuestion(cp({}), files);
+  assert.equal(q.message, "Restore 2 files to before “Rewrite the todo file”?");
+  assert.ok(q.detail.startsWith("M todo.txt\nD new.txt"));
+  assert.match(q.detail, /removes this turn and every later message/);
+  assert.match(restoreQuestion(cp({}), []).message, /No file differs/);
+  const many = Array.from({ length: 15 }, (_, i) => ({ path: `f${i}`, status: "added" }));
+  assert.equal(fileSummary(many).split("\n").at(-1), "… and 3 more");
+});
