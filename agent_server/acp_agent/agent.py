@@ -95,7 +95,7 @@ class AcpAgent:
         service = self._service(None)
         configs = await options.config_options(service, session)
         return {
-            "modes": options.mode_state(session).dump(),
+            "modes": options.mode_state(service, session).dump(),
             "configOptions": [c.dump() for c in configs],
         }
 
@@ -204,7 +204,8 @@ class AcpAgent:
             raise ValueError("sessionId and modeId must be strings")
         service = self._service(None)
         session = await service.open(session_id)
-        options.set_mode(session, mode_id)
+        await options.set_mode(service, session, mode_id)
+        self.client.session_update_nowait(session_id, acp.CurrentModeUpdate(current_mode_id=session.mode))
         configs = await options.config_options(service, session)
         self.client.session_update_nowait(session_id, acp.ConfigOptionUpdate(config_options=configs))
         return {}
@@ -216,8 +217,8 @@ class AcpAgent:
         service = self._service(None)
         session = await service.open(session_id)
         if config_id == "mode":
-            options.set_mode(session, value)
-            self.client.session_update_nowait(session_id, acp.CurrentModeUpdate(current_mode_id=value))
+            await options.set_mode(service, session, value)
+            self.client.session_update_nowait(session_id, acp.CurrentModeUpdate(current_mode_id=session.mode))
         elif config_id == "model":
             _current, names = await options.model_names(service)
             if names and value not in names:

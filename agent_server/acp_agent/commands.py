@@ -47,16 +47,18 @@ class Command:
 
 async def _mode(ctx: CommandContext, arg: str) -> None:
     if not arg:
+        state = options.mode_state(ctx.service, ctx.session)
         lines = [
-            f"- `{m.id}`{' (current)' if m.id == options.mode_of(ctx.session) else ''}: {m.description}"
-            for m in options.MODES
+            f"- `{m.id}`{' (current)' if m.id == state.current_mode_id else ''}: {m.description or m.name}"
+            for m in state.available_modes
         ]
         await ctx.say("Modes:\n" + "\n".join(lines))
         return
-    options.set_mode(ctx.session, arg)
-    await ctx.client.session_update(ctx.session.id, acp.CurrentModeUpdate(current_mode_id=arg))
+    await options.set_mode(ctx.service, ctx.session, arg)
+    current = ctx.session.mode
+    await ctx.client.session_update(ctx.session.id, acp.CurrentModeUpdate(current_mode_id=current))
     await ctx.options_changed()
-    await ctx.say(f"Mode: {arg}.")
+    await ctx.say(f"Mode: {current}.")
 
 
 async def _model(ctx: CommandContext, arg: str) -> None:
@@ -104,7 +106,7 @@ async def _compact(ctx: CommandContext, arg: str) -> None:
 COMMANDS = {
     c.name: c
     for c in (
-        Command("mode", "Show the modes, or switch: /mode code | /mode ask", "code or ask", _mode),
+        Command("mode", "Show the modes (agent profiles), or switch: /mode ask", "mode name", _mode),
         Command("model", "Show the models, or switch: /model NAME", "model name", _model),
         Command("sessions", "List the sessions of this folder", None, _sessions),
         Command("index", "Build or refresh the workspace index (search, auto context)", None, _index),

@@ -1,8 +1,8 @@
 """Session modes and configuration options (mode, model) as ACP offers them to the user.
 
-Two modes, both real: `code` (every tool, approvals as configured) and `ask` (only tools that read, search and
-think; nothing that writes, runs or reaches an MCP server). The model list comes from the LLM server; while it is
-unreachable only the configured model is offered, so `session/new` never waits on it for long.
+The modes are the agent profiles (agent/modes.py, docs/agents.md): `code`, `ask`, `plan`, `task`, `orchestrate`
+and the user's and the workspace's own, chosen per session and remembered with it. The model list comes from the
+LLM server; while it is unreachable only the configured model is offered, so `session/new` never waits on it long.
 """
 
 from __future__ import annotations
@@ -13,29 +13,21 @@ import logging
 from .. import acp
 from ..agent.service import AgentService
 from ..agent.session import Session
+from ..agents import ProfileError
 
 log = logging.getLogger(__name__)
 MODEL_LIST_TIMEOUT_S = 5.0
 
-MODES = [
-    acp.SessionMode(id="code", name="Code", description="Reads, edits and runs commands (asking as configured)"),
-    acp.SessionMode(id="ask", name="Ask", description="Read-only: reads and searches the code, changes nothing"),
-]
-MODE_IDS = {m.id for m in MODES}
+
+def mode_state(service: AgentService, session: Session) -> acp.SessionModeState:
+    return service.modes.state(session)
 
 
-def mode_of(session: Session) -> str:
-    return "ask" if session.read_only else "code"
-
-
-def set_mode(session: Session, mode_id: str) -> None:
-    if mode_id not in MODE_IDS:
-        raise ValueError(f"unknown mode {mode_id!r}; the modes are {', '.join(sorted(MODE_IDS))}")
-    session.read_only = mode_id == "ask"
-
-
-def mode_state(session: Session) -> acp.SessionModeState:
-    return acp.SessionModeState(current_mode_id=mode_of(session), available_modes=MODES)
+async def set_mode(service: AgentService, session: Session, mode_id: str) -> None:
+    try:
+        await service.set_mode(session.id, mode_id)
+    except ProfileError as exc:  # an unknown or broken profile: the caller's mistake, said with the modes there are
+        raise ValueError(str(exc)) from exc
 
 
 async def model_names(service: AgentService) -> tuple[str | None, list[str]]:
@@ -56,13 +48,17 @@ async def model_names(service: AgentService) -> tuple[str | None, list[str]]:
 
 
 async def config_options(service: AgentService, session: Session) -> list[acp.SessionConfigOption]:
+    modes = mode_state(service, session)
     options = [
         acp.SessionConfigOption(
             id="mode",
             name="Mode",
             category="mode",
-            current_value=mode_of(session),
-            options=[acp.SessionConfigSelectOption(value=m.id, name=m.name, description=m.description) for m in MODES],
+            current_value=modes.current_mode_id,
+            options=[
+                acp.SessionConfigSelectOption(value=m.id, name=m.name, description=m.description)
+                for m in modes.available_modes
+            ],
         )
     ]
     current, names = await model_names(service)

@@ -51,7 +51,6 @@ def _checkpoints(settings: Settings, store: Store) -> CheckpointService | None:
     return CheckpointService(store, CheckpointLimits(cfg.max_per_session, cfg.max_age_days, cfg.max_file_bytes))
 
 
-READ_ONLY_KINDS = {"read", "search", "think"}  # MCP tools are left out: their effects are unknown
 
 
 class AgentService:
@@ -238,11 +237,8 @@ class AgentService:
         await session.mcp.start()
 
     def _tools_for(self, session: Session, profile: Profile | None = None) -> ToolRegistry:
-        """Built-ins plus the MCP tools that are ready now, as the session's profile allows; in a read-only session
-        only the ones that look."""
+        """Built-ins plus the MCP tools that are ready now, as the session's profile allows."""
         tools = builtin_tools(self.settings) + (session.mcp.tools() if session.mcp is not None else [])
-        if session.read_only:
-            tools = [t for t in tools if t.source == "builtin" and (t.kind in READ_ONLY_KINDS or t.loop_breaking)]
         if profile is not None:
             tools = modes.offered(tools, profile)
         registry = ToolRegistry(result_limit=self.settings.tools.result_limit)

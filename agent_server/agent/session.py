@@ -26,7 +26,6 @@ class Session:
     store_version: tuple[int, int] | None = None  # what this process last saw in the store (see Store.version)
     prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest
     mode: str = "code"  # the agent profile the session runs in (agent/modes.py)
-    read_only: bool = False  # offer the model only tools that look and think (an "ask" mode), nothing that changes
 
     @property
     def busy(self) -> bool:
