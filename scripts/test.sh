@@ -9,6 +9,9 @@ step() { echo "== $*"; "$@" || status=1; }
 step ruff check .
 step ruff format --check .
 step mypy
+# The real_llm lane needs llama-server and SmolLM2 (built once, cached outside the clone); if this fails, the lane's
+# fixture tries again and fails the lane (it never skips in CI).
+step bash scripts/real_llm.sh
 echo "== pytest"
 pytest -q -p no:cacheprovider "$@"
 rc=$?
