@@ -211,17 +211,22 @@ def shrink_recent(
             if new is not msgs[i]:
                 msgs[i] = new
                 stats.arguments += 1
-    # 3. evict the oldest rounds: earlier turns first, then the rounds of the turn in progress after its request;
-    # never that request (the model would lose the task) and never the latest round.
+    # 3. evict the oldest rounds: earlier turns first (each whole, so the history never starts with an answer, which
+    # strict chat templates reject), then the rounds of the turn in progress after its request; never that request
+    # (the model would lose the task) and never the latest round.
     while size() > goal:
         chunks = rounds_of(msgs)
-        request = max(
-            (i for i, ch in enumerate(chunks) if ch[0].role == "user" and not ch[0].meta.get("nudge")), default=-1
-        )
-        victims = [i for i in range(len(chunks) - 1) if i != request and chunks[i][0].role != "system"]
-        if not victims:
-            break
-        gone = chunks.pop(victims[0])
+        starts = [i for i, ch in enumerate(chunks) if ch[0].role == "user" and not ch[0].meta.get("nudge")]
+        request = starts[-1] if starts else -1
+        if request > 0:
+            first_turn_end = next((i for i in starts if i > 0), request)
+            gone = [m for ch in chunks[:first_turn_end] for m in ch]
+            del chunks[:first_turn_end]
+        else:
+            victims = [i for i in range(len(chunks) - 1) if i != request and chunks[i][0].role != "system"]
+            if not victims:
+                break
+            gone = chunks.pop(victims[0])
         evict(gone)
         stats.rounds += len(gone)
         msgs = [m for ch in chunks for m in ch]

@@ -51,6 +51,7 @@ async def test_a_long_turn_in_a_4k_window_always_fits() -> None:
         assert estimate_messages(history) + 600 <= hard(window)
         assert pair_problems(history) == []
         assert history[0] is SYSTEM and request in history  # the task is never lost
+        assert next(m for m in history if m.role != "system") is request
         assert history[-1].content.startswith(f"pkg/mod{i}.py (lines 1-")  # the newest result is whole
     assert 0 < compactions < 40  # in steps, not every round
     told = "\n".join(m.content for m in history)
@@ -131,6 +132,8 @@ async def test_a_session_left_over_the_window_recovers() -> None:
     assert estimate_messages(res.messages) + 900 <= hard(window)
     assert pair_problems(res.messages) == []
     assert res.messages[-1].content == "And now?"
+    # Whole earlier turns go: the conversation still starts with a user message (strict chat templates need it).
+    assert next(m for m in res.messages if m.role != "system").role == "user"
 
 
 async def test_compaction_output_is_stable_between_rounds() -> None:
