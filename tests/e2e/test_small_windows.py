@@ -297,3 +297,25 @@ async def test_a_prompt_bigger_than_the_window_is_cut_for_the_model_but_kept_who
     await second.request("agent/session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
     replayed = [u["content"]["text"] for u in second.updates(sid) if u["sessionUpdate"] == "user_message_chunk"]
     assert replayed[0] == question
+
+
+# --- the announcement detector: a model that announces its next step and stops gets one nudge -----------------
+
+
+async def test_an_answer_announcing_a_read_of_a_dotted_file_name_gets_a_nudge(
+    start_server: Start, workspace: Path, routing_llm: RoutingFakeLLM
+) -> None:
+    (workspace / "settings.py").write_text("PORT = 8080\n")
+    routing_llm.script(
+        Reply.text("The port is set in the settings. I will now read settings.py and then tell you the value."),
+        Reply.tool_call("read_file", {"path": "settings.py"}),
+        Reply.text("The port is 8080 (settings.py, line 1)."),
+    )
+    client = await start_server(workspace, llm_options(routing_llm))
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Which port does the app use?") == "end_turn", await client.stderr_text()
+    bodies = [r.json for r in routing_llm.agent_requests()]
+    assert len(bodies) == 3  # the announcement did not end the turn
+    nudge = bodies[1]["messages"][-1]
+    assert nudge["role"] == "user" and "Continue now" in nudge["content"]
+    assert "The port is 8080" in client.text(sid)
