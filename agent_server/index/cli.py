@@ -61,13 +61,17 @@ def run_index(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _search(root: Path, db: Path | None, query: str, limit: int, prefix: str | None) -> list[dict[str, Any]]:
+async def _search(
+    root: Path, db: Path | None, query: str, limit: int, prefix: str | None, files: bool = False
+) -> list[dict[str, Any]]:
     from .workspace_index import WorkspaceIndex
 
     index = WorkspaceIndex(root, db)
     try:
         if index.status().files == 0:
             await index.build()
+        if files:
+            return [asdict(f) for f in await index.search_files(query, limit, prefix)]
         return [asdict(h) for h in await index.search(query, limit, prefix)]
     finally:
         index.close()
@@ -79,13 +83,20 @@ def run_search(args: argparse.Namespace) -> int:
     if not query.strip():
         print("agent-server search: empty query", file=sys.stderr)
         return 2
-    hits = asyncio.run(_search(root, args.db, query, args.limit, args.path))
+    hits = asyncio.run(_search(root, args.db, query, args.limit, args.path, args.files))
     if args.json:
         print(json.dumps(hits, indent=2))
         return 0
     if not hits:
         print("no results", file=sys.stderr)
         return 1
+    if args.files:
+        for f in hits:
+            print(f"{f['path']}  ({f['score']:.3f})")
+            for h in f["chunks"]:
+                label = f" {h['symbol']}" if h["symbol"] else ""
+                print(f"    {h['start_line']}-{h['end_line']}{label}  ({h['score']:.3f})")
+        return 0
     for h in hits:
         label = f" {h['symbol']}" if h["symbol"] else ""
         print(f"{h['path']}:{h['start_line']}-{h['end_line']}{label}  ({h['score']:.3f})")
@@ -104,6 +115,7 @@ def register(subparsers: Any) -> None:
     s.add_argument("--path", default=None, help="only results under this workspace-relative prefix")
     s.add_argument("--limit", type=int, default=10)
     s.add_argument("--json", action="store_true", help="print a JSON array of hits")
+    s.add_argument("--files", action="store_true", help="rank distinct files, each with its best chunks")
     s.add_argument("--workspace", default=None, help="workspace root (default: the current directory)")
     s.add_argument("--db", type=Path, default=None, help="index database file (default: the user cache)")
     s.set_defaults(func=run_search)

@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .db import IndexDB
+from .entities import extract_entities, is_example_path
 from .graph import SymbolGraph
 from .query import ParsedQuery
 from .tokenize import split_identifier
@@ -25,6 +26,7 @@ COMMON_SHARE = 0.5  # a term in more than half the chunks has ~zero BM25 IDF and
 POSTING_BUDGET = 15_000
 MIN_TERMS = 6
 SNIPPET_LINES = 12
+PER_FILE = 3  # chunk results: at most this many chunks of one file before every other file had its turn
 
 
 @dataclass
@@ -59,6 +61,37 @@ class Weights:
     test_penalty: float = 0.6  # test files, unless the query names a test path
     test_word_penalty: float = 0.6  # test files when the query only says "test" (bug reports usually do)
     doc_penalty: float = 0.6  # prose (README, changelogs, .rst/.md docs) unless the query talks about docs
+    example_penalty: float = 0.7  # code under doc/, examples/, bench/: not the project itself
+    phrase: float = 0.8  # the chunk contains an error message of the request verbatim
+    strong_definition: float = 0.4  # defines a name the request quotes as code or as an error type
+    define_file: float = 0.3  # file level: the file defines a query identifier (not just mentions it)
+    aggregate: float = 0.3  # file level: share of the file's 2nd and 3rd best chunk scores added to its best
+
+
+@dataclass
+class FileHit:
+    """One ranked file with its best chunks (already `Hit`s, best first)."""
+
+    path: str
+    score: float
+    chunks: list[Hit]
+
+    def to_wire(self) -> dict[str, object]:
+        """The JSON shape of `agent/_index/search` with `files: true` (camelCase like its chunk results)."""
+        return {
+            "path": self.path,
+            "score": round(self.score, 4),
+            "chunks": [
+                {
+                    "startLine": h.start_line,
+                    "endLine": h.end_line,
+                    "score": round(h.score, 4),
+                    "symbol": h.symbol,
+                    "snippet": h.snippet,
+                }
+                for h in self.chunks
+            ],
+        }
 
 
 @dataclass
@@ -166,8 +199,70 @@ def rank(
     weights: Weights | None = None,
     query_vector: npt.NDArray[np.float32] | None = None,
 ) -> list[Hit]:
-    """Rank chunks for a parsed query; see `Weights` for the signals."""
+    """Best chunks for a parsed query, diversified: no file gets more than `PER_FILE` chunks before every other
+    candidate file has had its best chunks listed."""
+    scored, _ = score_chunks(db, ctx, q, path_prefix, weights or Weights(), query_vector)
+    return _hits(db, ctx, diversify(scored, limit))
+
+
+def diversify(
+    scored: list[tuple[float, int, int]], limit: int, per_file: int = PER_FILE
+) -> list[tuple[float, int, int]]:
+    """The first `per_file` chunks of each file in score order, then the rest in score order."""
+    taken: dict[int, int] = defaultdict(int)
+    first: list[tuple[float, int, int]] = []
+    later: list[tuple[float, int, int]] = []
+    for item in scored:
+        taken[item[2]] += 1
+        (first if taken[item[2]] <= per_file else later).append(item)
+        if len(first) >= limit:
+            break
+    return (first + later)[:limit]
+
+
+def rank_files(
+    db: IndexDB,
+    ctx: SearchContext,
+    q: ParsedQuery,
+    limit: int,
+    path_prefix: str | None = None,
+    weights: Weights | None = None,
+    query_vector: npt.NDArray[np.float32] | None = None,
+    chunks_per_file: int = PER_FILE,
+) -> list[FileHit]:
+    """Distinct files, ranked: each file's best chunk score plus a share of its next best ones plus a bonus when the
+    file defines a name the query uses; each file comes with its best chunks."""
     w = weights or Weights()
+    scored, defines = score_chunks(db, ctx, q, path_prefix, w, query_vector)
+    per_file: dict[int, list[tuple[float, int, int]]] = defaultdict(list)
+    for item in scored:
+        per_file[item[2]].append(item)
+    files: list[tuple[float, int]] = []
+    for fid, items in per_file.items():
+        best = items[0][0]
+        s = best + w.aggregate * sum(x[0] for x in items[1:3]) + w.define_file * defines.get(fid, 0.0) * (best > 0)
+        files.append((s, fid))
+    files.sort(key=lambda t: (-t[0], ctx.paths.get(t[1], "")))
+    files = files[:limit]
+    chosen = [x for _, fid in files for x in per_file[fid][:chunks_per_file]]
+    hits = _hits(db, ctx, chosen)
+    by_path: dict[str, list[Hit]] = defaultdict(list)
+    for h in hits:
+        by_path[h.path].append(h)
+    return [FileHit(ctx.paths[fid], round(s, 6), by_path[ctx.paths[fid]]) for s, fid in files]
+
+
+def score_chunks(
+    db: IndexDB,
+    ctx: SearchContext,
+    q: ParsedQuery,
+    path_prefix: str | None,
+    w: Weights,
+    query_vector: npt.NDArray[np.float32] | None = None,
+) -> tuple[list[tuple[float, int, int]], dict[int, float]]:
+    """Every candidate chunk as (score, chunk id, file id), best first; and file id -> how strongly the file
+    defines the query's identifiers."""
+    entities = extract_entities(q)
     terms = select_terms(db, ctx, q.fts_terms(), q.priority_terms())
     chunk_file: dict[int, int] = {}
     bm25: dict[int, float] = {}
@@ -192,9 +287,22 @@ def rank(
         ftop = max((-float(r) for _, r in rows), default=1.0) or 1.0
         file_score = {int(fid): -float(r) / ftop for fid, r in rows}
 
+    phrase: dict[int, float] = {}
+    if w.phrase:
+        for expr in entities.phrase_queries():
+            for cid, fid in db.query(
+                "SELECT f.id, c.file_id FROM (SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 20) f "
+                "JOIN chunks c ON c.id = f.id",
+                ("body : " + expr,),
+            ):
+                phrase[int(cid)] = 1.0
+                chunk_file[int(cid)] = int(fid)
+
     definition: dict[int, float] = defaultdict(float)
-    if q.identifiers:
-        names = list(dict.fromkeys(q.identifiers))[:200]
+    defines: dict[int, float] = defaultdict(float)
+    strong = set(entities.strong_names) if w.strong_definition else set()
+    if q.identifiers or strong:
+        names = list(dict.fromkeys([*entities.strong_names, *q.identifiers]))[:200]
         marks = ",".join("?" * len(names))
         rows = db.query(f"SELECT name, file_id, chunk_id FROM defs WHERE name IN ({marks})", names)
         definers: dict[str, set[int]] = defaultdict(set)
@@ -203,7 +311,9 @@ def rank(
         for name, fid, cid in rows:
             n = len(definers[str(name)])
             specific = 1.5 if len(split_identifier(str(name))) > 1 else 1.0
-            definition[int(cid)] = max(definition[int(cid)], specific / math.sqrt(n))
+            v = specific / math.sqrt(n) + (w.strong_definition if str(name) in strong else 0.0)
+            definition[int(cid)] = max(definition[int(cid)], v)
+            defines[int(fid)] = max(defines[int(fid)], v)
             chunk_file[int(cid)] = int(fid)
 
     path_hit: dict[int, float] = defaultdict(float)
@@ -288,6 +398,7 @@ def rank(
             + w.file_spread * spread.get(fid, 0.0)
             + w.file_bm25 * file_score.get(fid, 0.0)
             + w.vector * vector.get(cid, 0.0)
+            + w.phrase * phrase.get(cid, 0.0)
             + (w.open_file if path in ctx.open_files else 0.0)
             + (w.edited_file * ctx.edited_files.get(path, 0.0))
         )
@@ -295,9 +406,14 @@ def rank(
             s *= w.test_word_penalty if q.mentions_tests else w.test_penalty
         elif not q.mentions_docs and is_prose_path(path):
             s *= w.doc_penalty
+        elif not q.mentions_docs and is_example_path(path):
+            s *= w.example_penalty
         scored.append((s, cid, fid))
     scored.sort(key=lambda t: -t[0])
-    best = scored[:limit]
+    return scored, defines
+
+
+def _hits(db: IndexDB, ctx: SearchContext, best: list[tuple[float, int, int]]) -> list[Hit]:
     if not best:
         return []
     marks = ",".join("?" * len(best))

@@ -12,6 +12,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import platformdirs
 
 from .db import CatalogEntry, IndexDB
@@ -21,7 +23,7 @@ from .pool import discard_pool, shared_pool, usable_cpus, warm_pool
 from .prepare import PreparedFile, prepare_batch, prepare_data
 from .query import MAX_QUERY_CHARS, QueryTooLongError, parse_query
 from .scanner import ScannedFile, Scanner
-from .search import Hit, SearchContext, Weights, build_suffix_map, rank
+from .search import FileHit, Hit, SearchContext, Weights, build_suffix_map, rank, rank_files
 from .watcher import watch_tree
 
 BATCH_FILES = 64
@@ -262,9 +264,29 @@ class WorkspaceIndex:
         return self._ctx
 
     async def search(self, query: str, limit: int = 10, path_prefix: str | None = None) -> list[Hit]:
-        """Best chunks for a free-text query (identifiers, paths, stack traces and prose all work)."""
+        """Best chunks for a free-text query (identifiers, paths, stack traces and prose all work), at most
+        `search.PER_FILE` per file before other files had their turn."""
         if not query.strip():
             return []
+        ctx, qvec = await self._prepare_search(query)
+
+        def parse_and_rank() -> list[Hit]:  # both off the event loop: a chat keeps streaming during any search
+            return rank(self.db, ctx, parse_query(query), limit, path_prefix, self.weights, qvec)
+
+        return await asyncio.to_thread(parse_and_rank)
+
+    async def search_files(self, query: str, limit: int = 10, path_prefix: str | None = None) -> list[FileHit]:
+        """Distinct files for a free-text query, best first, each with its best chunks."""
+        if not query.strip():
+            return []
+        ctx, qvec = await self._prepare_search(query)
+
+        def parse_and_rank() -> list[FileHit]:
+            return rank_files(self.db, ctx, parse_query(query), limit, path_prefix, self.weights, qvec)
+
+        return await asyncio.to_thread(parse_and_rank)
+
+    async def _prepare_search(self, query: str) -> tuple[SearchContext, npt.NDArray[np.float32] | None]:
         ctx = await self._context()
         ctx.open_files = set(self._open)
         now = time.time()
@@ -274,11 +296,7 @@ class WorkspaceIndex:
             qvec = query_vector((await self.embedder.embed([query]))[0])
         if len(query) > MAX_QUERY_CHARS:
             raise QueryTooLongError(len(query))
-
-        def parse_and_rank() -> list[Hit]:  # both off the event loop: a chat keeps streaming during any search
-            return rank(self.db, ctx, parse_query(query), limit, path_prefix, self.weights, qvec)
-
-        return await asyncio.to_thread(parse_and_rank)
+        return ctx, qvec
 
     def note_open(self, path: Path) -> None:
         rel = self._relative(path)

@@ -46,6 +46,7 @@ class IndexSearchParams(_Params):
     query: str = Field(max_length=MAX_QUERY_CHARS)
     limit: int = Field(default=10, ge=1, le=200)
     path: str | None = None
+    files: bool = False  # distinct files, each with its best chunks
 
 
 async def refuse_unknown_model(agent: AgentService, model: str) -> None:

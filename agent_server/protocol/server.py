@@ -365,6 +365,9 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
     @rpc(server, "agent/_index/search")
     async def index_search(params: dict[str, Any]) -> dict[str, Any]:
         req = method_params.IndexSearchParams.model_validate(params)
+        if req.files:
+            files = await indexer().index.search_files(req.query, req.limit, req.path)
+            return {"files": [f.to_wire() for f in files]}
         return {"results": await indexer().search(req.query, req.limit, req.path)}
 
     @server.command("agent.index")

@@ -142,6 +142,10 @@ def builtin_tools(config: ToolsConfig | Settings | None = None) -> list[Tool]:
                         "maximum": 50,
                         "description": "Most results (default 8).",
                     },
+                    "files": {
+                        "type": "boolean",
+                        "description": "Rank distinct files (each with its best line ranges) instead of snippets.",
+                    },
                 },
                 ["query"],
             ),

@@ -31,10 +31,20 @@ class SearchHit(Protocol):
     def snippet(self) -> str: ...
 
 
+class SearchFileHit(Protocol):
+    @property
+    def path(self) -> str: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def chunks(self) -> Sequence[SearchHit]: ...
+
+
 class CodeIndex(Protocol):
     """What codebase_search needs from the index service (`ctx.services["index"]`)."""
 
     async def search(self, query: str, limit: int) -> Sequence[SearchHit]: ...
+    async def search_files(self, query: str, limit: int) -> Sequence[SearchFileHit]: ...
 
 
 def _absolute(ctx: ToolContext, path: str | PurePath) -> Path:
@@ -49,6 +59,8 @@ async def codebase_search(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     query: str = args["query"]
     if len(query) > MAX_QUERY_CHARS:  # before the index is asked: the model gets the reason and can retry
         raise QueryTooLongError(len(query))
+    if args.get("files"):
+        return await _files(ctx, index, query, int(args.get("limit") or 8))
     hits = await index.search(query, int(args.get("limit") or 8))
     if not hits:
         return ToolResult(text=f"No indexed code matches '{query}'. Try search_text with a regex.")
@@ -63,3 +75,30 @@ async def codebase_search(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         parts.append(f"{n}. {rel}:{hit.start_line}-{hit.end_line} (score {hit.score:.2f})\n{snippet}{more}")
         locations.append(acp.ToolCallLocation(path=str(full), line=max(hit.start_line - 1, 0)))
     return ToolResult(text="\n\n".join(parts), locations=locations)
+
+
+FILE_SNIPPET_LINES = 6  # a file list is for choosing what to read: the best chunk's head, the rest as line ranges
+
+
+async def _files(ctx: ToolContext, index: CodeIndex, query: str, limit: int) -> ToolResult:
+    files = await index.search_files(query, limit)
+    if not files:
+        return ToolResult(text=f"No indexed code matches '{query}'. Try search_text with a regex.")
+    parts: list[str] = []
+    locations: list[acp.ToolCallLocation] = []
+    for n, f in enumerate(files, start=1):
+        full = _absolute(ctx, f.path)
+        ranges = ", ".join(f"{h.start_line}-{h.end_line}" + _symbol_label(h) for h in f.chunks)
+        text = f"{n}. {relative(ctx.roots, full)} (score {f.score:.2f}): {ranges}"
+        if f.chunks:
+            best = f.chunks[0]
+            lines = best.snippet.splitlines()[:FILE_SNIPPET_LINES]
+            text += "\n" + "\n".join(f"{best.start_line + i}\t{line}" for i, line in enumerate(lines))
+            locations.append(acp.ToolCallLocation(path=str(full), line=max(best.start_line - 1, 0)))
+        parts.append(text)
+    return ToolResult(text="\n\n".join(parts), locations=locations)
+
+
+def _symbol_label(hit: SearchHit) -> str:
+    symbol = getattr(hit, "symbol", None)  # index hits carry one; the protocol does not require it
+    return f" {symbol}" if symbol else ""

@@ -18,11 +18,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agent_server.index.query import parse_query
-from agent_server.index.search import is_test_path, rank
+from agent_server.index.search import Weights, is_test_path, rank, rank_files
 from agent_server.index.tokenize import STOP_WORDS, split_identifier
 from agent_server.index.workspace_index import WorkspaceIndex
 
@@ -103,10 +104,28 @@ def ref_baseline(conn: sqlite3.Connection, statement: str) -> list[str]:
     return list(dict.fromkeys(str(r[0]) for r in rows))
 
 
-async def hybrid_files(index: WorkspaceIndex, statement: str) -> list[str]:
+# Each ablation switches one technique off (the rest as default); "chunk-order" is the pre-issue-19 file list:
+# distinct files in the order of their best chunk, no per-file aggregation.
+ABLATIONS: dict[str, dict[str, float]] = {
+    "no-phrase": {"phrase": 0.0},
+    "no-strong-def": {"strong_definition": 0.0},
+    "no-define-file": {"define_file": 0.0},
+    "no-aggregate": {"aggregate": 0.0},
+    "no-graph": {"graph": 0.0},
+    "no-test-demotion": {"test_penalty": 1.0, "test_word_penalty": 1.0},
+    "no-example-demotion": {"example_penalty": 1.0},
+    "no-file-bm25": {"file_bm25": 0.0},
+    "no-definition": {"definition": 0.0, "strong_definition": 0.0, "define_file": 0.0},
+}
+
+
+async def hybrid_files(index: WorkspaceIndex, statement: str, weights: Weights | None = None,
+                       chunk_order: bool = False) -> list[str]:  # fmt: skip
     ctx = await index._context()
-    hits = rank(index.db, ctx, parse_query(statement), 300, None, index.weights)
-    return list(dict.fromkeys(h.path for h in hits))
+    if chunk_order:
+        hits = rank(index.db, ctx, parse_query(statement), 300, None, weights or index.weights)
+        return list(dict.fromkeys(h.path for h in hits))
+    return [f.path for f in rank_files(index.db, ctx, parse_query(statement), 100, None, weights or index.weights)]
 
 
 def pct(values: list[float], p: float) -> float:
@@ -157,6 +176,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             t0 = time.perf_counter()
             base = bm25_baseline(index, statement)
             base_ms.append((time.perf_counter() - t0) * 1000)
+            variants: dict[str, list[str]] = {}
+            if args.ablation:
+                variants["chunk-order"] = await hybrid_files(index, statement, chunk_order=True)
+                for name, change in ABLATIONS.items():
+                    variants[name] = await hybrid_files(index, statement, replace(index.weights, **change))
             index.close()
         ref_conn, n, secs = await asyncio.to_thread(ref_baseline_index, ws)
         ref_files += n
@@ -167,7 +191,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         rank_of = ours.index(gold[0]) + 1 if gold[0] in ours else None
         rows.append({"id": t["instance_id"], "repo": t["repo"], "leak": t["leak_class"], "gold": gold,
                      "ours": ours[:20], "base": base[:20], "ref": ref[:20], "gold_rank": rank_of,
-                     "index_s": stats.seconds, "files": stats.files_processed})  # fmt: skip
+                     "index_s": stats.seconds, "files": stats.files_processed,
+                     **{f"abl:{k}": v[:20] for k, v in variants.items()}})  # fmt: skip
         print(f"{t['instance_id']:<28} gold rank ours={rank_of} base="
               f"{base.index(gold[0]) + 1 if gold[0] in base else None}", file=sys.stderr)  # fmt: skip
     result: dict[str, Any] = {
@@ -185,6 +210,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "bm25_p95": pct(base_ms, 95),
         },
         "by_leak": {},
+        "by_repo": {},
+        "ablation": {k[4:]: score(rows, k) for k in rows[0] if k.startswith("abl:")} if rows else {},
         "rows": rows,
     }
     for leak in sorted({r["leak"] for r in rows}):
@@ -192,6 +219,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         result["by_leak"][leak] = {
             "n": len(sub), "hybrid": score(sub, "ours"), "bm25": score(sub, "base"), "ref_bm25": score(sub, "ref")
         }  # fmt: skip
+    for repo in sorted({r["repo"] for r in rows}):
+        sub = [r for r in rows if r["repo"] == repo]
+        result["by_repo"][repo] = {"n": len(sub), "hybrid": score(sub, "ours"), "ref_bm25": score(sub, "ref")}
     if args.big_repo:
         result["big_repo"] = await big_repo(Path(args.big_repo), scratch, [t["problem_statement"] for t in tasks])
     return result
@@ -246,6 +276,7 @@ def main() -> None:
     ap.add_argument("--scratch", default=str(Path(tempfile.gettempdir()) / "bench-retrieval"))
     ap.add_argument("--big-repo", default=None, help="bare git dir of a large repo for the latency run")
     ap.add_argument("--json", default=None, help="write the full result (with per-task rankings) here")
+    ap.add_argument("--ablation", action="store_true", help="also rank with each technique switched off")
     args = ap.parse_args()
     r = asyncio.run(run(args))
     print(f"\nSWE-bench Lite file localization, DEV split ({r['tasks']} tasks)")
@@ -262,6 +293,16 @@ def main() -> None:
     for leak, v in r["by_leak"].items():
         print(f"  {leak:<18} n={v['n']:<3} Acc@5 hybrid {v['hybrid']['acc@5']:5.1f}  bm25 {v['bm25']['acc@5']:5.1f}"
               f"  ref-bm25 {v['ref_bm25']['acc@5']:5.1f}")  # fmt: skip
+    for repo, v in r["by_repo"].items():
+        print(
+            f"  {repo:<18} n={v['n']:<3} Acc@5 hybrid {v['hybrid']['acc@5']:5.1f}  ref-bm25 {v['ref_bm25']['acc@5']:5.1f}"
+        )
+    if r["ablation"]:
+        print(f"\n{'ablation':<20} {'Acc@1':>6} {'Acc@3':>6} {'Acc@5':>6} {'Acc@10':>7} {'MRR':>6}")
+        for name, s in (("all techniques", r["hybrid"]), *r["ablation"].items()):
+            print(
+                f"{name:<20} {s['acc@1']:6.1f} {s['acc@3']:6.1f} {s['acc@5']:6.1f} {s['acc@10']:7.1f} {s['mrr']:6.3f}"
+            )
     print(f"cold index: {r['index_files_per_s']:.0f} files/s (mean {r['index_s_mean']:.2f} s per task); ref-bm25 indexer "
           f"{r['ref_index_files_per_s']:.0f} files/s, ratio {r['index_files_per_s'] / max(r['ref_index_files_per_s'], 1e-9):.2f}")  # fmt: skip
     if "big_repo" in r:
