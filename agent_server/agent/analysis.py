@@ -52,7 +52,10 @@ _PROGRESSIVE = re.compile(
     r"|^(?:now\s+|alright,?\s+|ok(?:ay)?,?\s+)?(?P<lead>[a-z-]+ing)\b[^?]*\bnow\b)",
     re.IGNORECASE,
 )
-_NOT_PROGRESS = {"happy", "glad", "sorry", "assuming", "thinking", "wondering", "hoping", "going", "being", "missing"}
+_NOT_PROGRESS = {
+    "assuming", "thinking", "wondering", "hoping", "going", "being", "missing", "seeing", "noticing", "getting",
+    "everything", "something", "nothing", "anything", "during", "string", "setting", "remaining", "pending",
+}  # fmt: skip
 # Sentences that hand the turn back to the user, even when they contain "I'll" or "let me".
 _HAND_BACK = re.compile(
     r"\blet me know\b|\bif you(?:'d| would)? (?:like|want|need|prefer)\b|\bwould you like\b|\bfeel free\b"
@@ -93,7 +96,8 @@ def announces_next_step(text: str) -> bool:
     tail = _sentences(prose)[-2:]
     if not tail or tail[-1].endswith("?") or _HAND_BACK.search(tail[-1]):
         return False
-    return any(_announces(s) for s in tail)
+    # "I'll explain: …" followed by the explanation is not an announcement; a colon counts only at the very end.
+    return any(_announces(s) for s in tail if s is tail[-1] or not s.endswith(":"))
 
 
 # "3 of 7 done", "remaining: …", "still need to"

@@ -47,6 +47,11 @@ def test_false_positives_on_final_answers_are_at_most_5_percent() -> None:
         ("I'll be glad to help with the next step.", False),
         ("Here is the new loop:\n\n```python\nawait asyncio.gather(*jobs)\n```", False),
         ("I won't change worker.py, since the loop is already concurrent.", False),
+        ("I'll explain: the function returns None when the list is empty.", False),
+        ("I'm still seeing the error in the logs, so the fix did not help.", False),
+        ("Everything is working now.", False),
+        ("Nothing else needs changing now.", False),
+        ("Let me summarize: the bug was in parse() in lexer.py.", False),
     ],
 )
 def test_unseen_examples(text: str, announces: bool) -> None:
