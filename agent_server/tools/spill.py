@@ -12,7 +12,6 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from .. import acp
 from ..errors import ToolError
 from .base import Tool, ToolContext, ToolResult
 
@@ -117,8 +116,3 @@ def read_output_tool() -> Tool:
         default_policy="allow",
         title=lambda a: f"Read output {a.get('id', '')}",
     )
-
-
-def page_content(text: str) -> list[acp.Content | acp.Diff]:
-    """The client still shows the whole result: only the model's copy is paged."""
-    return [acp.Content(content=acp.TextContent(text=text))]
