@@ -1,6 +1,7 @@
 /** The chat's brain in the extension host: sessions, prompts, stop, permissions; no `vscode` import (unit-tested). */
 
 import type { FromWebview, Mention, ToWebview } from "./messages";
+import { mergeProfiles, type AgentProfileInfo } from "./modes";
 import {
   attachmentLabel,
   permissionOutcome,
@@ -294,6 +295,16 @@ export class ChatController {
       await this.ensureSession(rpc);
     } catch (err) {
       this.show({ type: "error", message: `Could not start a session: ${errorMessage(err)}` });
+      return this.modes;
+    }
+    // Profiles are files: one created since the session started is a mode now (the server reads them per call).
+    if (this.modes) {
+      try {
+        const listed = await rpc.request<{ agents: AgentProfileInfo[] }>("agent/_agents/list", { cwd: this.host.cwd() });
+        this.setModes(mergeProfiles(this.modes, listed.agents));
+      } catch {
+        // an older server without agent/_agents/list: the session's own list stands
+      }
     }
     return this.modes;
   }

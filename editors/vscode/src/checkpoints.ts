@@ -25,9 +25,17 @@ export function newestFirst(list: Checkpoint[]): Checkpoint[] {
   return [...list].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
 }
 
+/** A checkpoint's path as the user knows it: relative to the checkpoint's workspace when inside it. */
+export function relativePath(file: string, cwd: string): string {
+  const root = cwd.replace(/[\\/]+$/, "");
+  return root && (file.startsWith(`${root}/`) || file.startsWith(`${root}\\`)) ? file.slice(root.length + 1) : file;
+}
+
 /** "M calc.py" per line, for the restore confirmation (at most `max` lines, then "… and N more"). */
-export function fileSummary(files: CheckpointFile[], max = 12): string {
-  const lines = files.slice(0, max).map((f) => `${STATUS_MARK[f.status] ?? "?"} ${f.path}${f.binary ? " (binary)" : ""}`);
+export function fileSummary(files: CheckpointFile[], max = 12, cwd = ""): string {
+  const lines = files
+    .slice(0, max)
+    .map((f) => `${STATUS_MARK[f.status] ?? "?"} ${relativePath(f.path, cwd)}${f.binary ? " (binary)" : ""}`);
   if (files.length > max) lines.push(`… and ${files.length - max} more`);
   return lines.join("\n");
 }
@@ -40,7 +48,7 @@ export function restoreQuestion(c: Checkpoint, preview: CheckpointFile[]): { mes
       ? `Restore to before “${checkpointLabel(c)}”? No file differs from the checkpoint.`
       : `Restore ${n} file${n === 1 ? "" : "s"} to before “${checkpointLabel(c)}”?`;
   const detail = [
-    n ? fileSummary(preview) : "",
+    n ? fileSummary(preview, 12, c.cwd) : "",
     "“Restore files and conversation” also removes this turn and every later message from the chat: the model no longer sees them.",
   ]
     .filter(Boolean)

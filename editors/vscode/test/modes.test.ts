@@ -1,9 +1,16 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ChatController, type Rpc } from "../src/chatController";
-import { checkpointDescription, checkpointLabel, fileSummary, newestFirst, restoreQuestion } from "../src/checkpoints";
+import {
+  checkpointDescription,
+  checkpointLabel,
+  fileSummary,
+  newestFirst,
+  relativePath,
+  restoreQuestion,
+} from "../src/checkpoints";
 import type { ToWebview } from "../src/messages";
-import { modeLabel, profileNameProblem } from "../src/modes";
+import { mergeProfiles, modeLabel, profileNameProblem } from "../src/modes";
 import type { Checkpoint, ModeState } from "../src/protocol";
 import { Transcript } from "../webview/transcript";
 
@@ -49,6 +56,7 @@ test("the header's mode comes from session/new, follows current_mode_update and 
   const { controller, rpc, shown, picks } = controllerWith({
     "agent/session/new": () => ({ sessionId: "s1", modes: MODES }),
     "agent/session/set_mode": () => ({}),
+    "agent/_agents/list": () => ({ agents: [{ name: "code" }, { name: "plan" }], errors: [] }),
   });
   await controller.handle({ type: "pickMode" }, () => {});
   assert.equal(picks(), 1, "the header's button asks the editor for its picker");
@@ -124,13 +132,30 @@ test("checkpoints are listed newest first with the prompt's first line", () => {
 test("the restore question lists what would change and explains the conversation choice", () => {
   const files = [
     { path: "todo.txt", status: "modified" },
-    { path: "new.txt", status: "deleted" },
+    { path: "/proj/sub/new.txt", status: "deleted" },
   ];
   const q = restoreQuestion(cp({}), files);
   assert.equal(q.message, "Restore 2 files to before “Rewrite the todo file”?");
-  assert.ok(q.detail.startsWith("M todo.txt\nD new.txt"));
+  assert.ok(q.detail.startsWith("M todo.txt\nD sub/new.txt"), q.detail);
   assert.match(q.detail, /removes this turn and every later message/);
   assert.match(restoreQuestion(cp({}), []).message, /No file differs/);
   const many = Array.from({ length: 15 }, (_, i) => ({ path: `f${i}`, status: "added" }));
   assert.equal(fileSummary(many).split("\n").at(-1), "… and 3 more");
+  assert.equal(relativePath("/proj2/x", "/proj"), "/proj2/x", "a sibling folder with the same prefix stays absolute");
+  assert.equal(relativePath("/proj/a/b.py", "/proj/"), "a/b.py");
+});
+
+test("profiles created or deleted since the session started update the mode list", () => {
+  const merged = mergeProfiles({ ...MODES, currentModeId: "plan" }, [
+    { name: "code", description: "The default" },
+    { name: "code-reviewer", description: "Reviews" },
+  ]);
+  assert.deepEqual(
+    merged.availableModes.map((m) => [m.id, m.name]),
+    [
+      ["code", "Code"],
+      ["plan", "Plan"], // the current mode stays listed even if its file went away
+      ["code-reviewer", "Code Reviewer"],
+    ],
+  );
 });

@@ -2,8 +2,10 @@
 // driven by Playwright in headless Chromium. Prints one line per scenario and exits non-zero on any failure.
 //
 // Env: CODE_SERVER (bin), AGENT_PYTHON (a Python with agent_server), VSIX, CHROMIUM (default /usr/bin/chromium),
-// E2E_FINAL_SHOT=1 (also screenshot the end state to test-results/final.png), E2E_SHOTS=DIR (write the README's
-// screenshots of the chat panel there: vscode-welcome.png, vscode-approval-diff.png, vscode-mentions.png).
+// E2E_ONLY=REGEX (only the scenarios whose name matches, after the first), E2E_FINAL_SHOT=1 (also screenshot the
+// end state to test-results/final.png), E2E_SHOTS=DIR (write the README's
+// screenshots there: vscode-welcome.png, vscode-approval-diff.png, vscode-mentions.png, vscode-mode-picker.png,
+// vscode-review-changes.png, vscode-restore-checkpoint.png).
 import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -201,7 +203,10 @@ async function main() {
       }, 60000, 250);
     const agentText = (f) => f.$$eval(".item.agent", (els) => els.map((e) => e.textContent ?? "").join("\n"));
     const lastAgentText = (f) => f.$$eval(".item.agent", (els) => (els.length ? els[els.length - 1].textContent ?? "" : ""));
+    // E2E_ONLY=REGEX runs the first scenario (it opens the chat) and those whose name matches: for quick iteration.
+    const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : undefined;
     const scenario = async (name, body) => {
+      if (only && outcomes.length > 0 && !only.test(name)) return;
       const started = Date.now();
       try {
         await body();
@@ -222,11 +227,21 @@ async function main() {
       mkdirSync(shots, { recursive: true });
       await page.locator(".part.sidebar").screenshot({ path: join(shots, name) });
     };
+    /** The whole window (for dialogs and diff editors), when E2E_SHOTS is set. */
+    const windowShot = async (name) => {
+      if (!shots) return;
+      mkdirSync(shots, { recursive: true });
+      await page.screenshot({ path: join(shots, name) });
+    };
     /** Clicks an action icon in the chat view's title bar (by its command title). */
     const titleAction = async (title) => {
-      const icon = await until(`the ${title} icon in the view title`, async () =>
-        page.$(`.part.sidebar .title-actions [aria-label^="${title}"], .part.sidebar .composite.title [aria-label^="${title}"]`), 10000);
-      await icon.click();
+      // The view title re-renders its actions (e.g. when Stop comes and goes): find the icon again if it was replaced.
+      await until(`the ${title} icon in the view title`, async () => {
+        const icon = await page.$(`.part.sidebar .title-actions [aria-label^="${title}"], .part.sidebar .composite.title [aria-label^="${title}"]`);
+        if (!icon) return undefined;
+        await icon.click({ timeout: 2000 });
+        return true;
+      }, 10000);
     };
     const atBottom = () => frame.$eval("#transcript", (v) => v.scrollHeight - v.scrollTop - v.clientHeight < 40);
     const lastCard = () => frame.$$eval(".item.tool", (cs) => {
@@ -623,6 +638,132 @@ async function main() {
       await until("the chat replayed after the reload", async () => (await agentText(frame)).includes("Remember the pineapple."), 60000);
       const users = await frame.$$eval(".item.user .text", (els) => els.map((e) => e.textContent));
       if (!users.includes("Before the reload")) throw new Error(`the prompt was not restored: ${JSON.stringify(users)}`);
+    });
+
+    /** Clicks the row of the open quick pick whose label is exactly `label`. */
+    const pickQuick = async (label) => {
+      await until(`${label} in the quick pick`, async () => {
+        for (const r of await page.$$(".quick-input-widget .quick-input-list .monaco-list-row")) {
+          if ((await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "")) === label) {
+            await r.click({ timeout: 2000 });
+            return true;
+          }
+        }
+        return undefined;
+      }, 10000);
+    };
+    const headerMode = () => frame.$eval("#mode", (e) => ({ id: e.dataset.mode, text: e.textContent }));
+    const pickMode = async (label, id, shotName) => {
+      await frame.click("#mode");
+      if (shotName) {
+        await until(`${label} in the mode picker`, async () => page.$(".quick-input-widget .quick-input-list .monaco-list-row"), 10000);
+        await sleep(300); // the list finishes laying out
+        await windowShot(shotName);
+      }
+      await pickQuick(label);
+      await until(`the header showing ${label}`, async () => (await headerMode()).id === id, 10000);
+    };
+    const toolNames = (request) => (request.json.tools ?? []).map((t) => t.function?.name ?? t.name);
+
+    await scenario("the header's mode picker switches to plan: the next request offers no write tools", async () => {
+      // The session resumed after the reload shows its stored mode (agent/session/load answers with it).
+      await until("the resumed session's mode in the header", async () => (await headerMode()).text === "Code", 10000);
+      await pickMode("Plan", "plan", "vscode-mode-picker.png");
+      if ((await headerMode()).text !== "Plan") throw new Error(`the header shows ${JSON.stringify(await headerMode())}`);
+      await script(fake.url, [{ text: "Step 1: read calc.py.", pieces: 1 }]);
+      await send("Plan how to add a subtract function");
+      await until("the plan answer", async () => (await lastAgentText(frame)).includes("Step 1: read calc.py."));
+      const planTools = toolNames((await chatRequests(fake.url)).at(-1));
+      if (!planTools.includes("update_plan") || ["write_file", "edit_file", "run_command"].some((t) => planTools.includes(t))) {
+        throw new Error(`plan mode offered ${JSON.stringify(planTools)}`);
+      }
+      await turnEnded();
+      await pickMode("Code", "code");
+      await script(fake.url, [{ text: "Back to coding.", pieces: 1 }]);
+      await send("And now in code mode?");
+      await until("the code-mode answer", async () => (await lastAgentText(frame)).includes("Back to coding."));
+      const codeTools = toolNames((await chatRequests(fake.url)).at(-1));
+      if (!codeTools.includes("write_file")) throw new Error(`code mode lost write_file: ${JSON.stringify(codeTools)}`);
+      await turnEnded();
+    });
+
+    await scenario("New Agent Profile creates the file from the form and the mode picker lists it", async () => {
+      await runCommand("Agent Server: New Agent Profile");
+      await page.waitForSelector('.quick-input-widget input[placeholder="reviewer"]', { state: "visible" });
+      await page.keyboard.type("reviewer");
+      await page.keyboard.press("Enter");
+      await page.waitForSelector('.quick-input-widget input[placeholder^="Reviews the change"]', { state: "visible" });
+      await page.keyboard.type("Reviews changes for bugs; never edits.");
+      await page.keyboard.press("Enter");
+      // Tools: the read-only ones come checked; Enter accepts them.
+      await page.waitForSelector('.quick-input-widget input[placeholder^="Tools it may use"]', { state: "visible" });
+      await page.keyboard.press("Enter");
+      await page.waitForSelector('.quick-input-widget input[placeholder="Model for this profile"]', { state: "visible" });
+      await pickQuick(MODEL_B);
+      const file = join(ws, ".agent-server/agents/reviewer.md");
+      await until("the profile on disk", async () => existsSync(file), 15000);
+      const text = readFileSync(file, "utf8");
+      for (const part of ["name: reviewer", "Reviews changes for bugs; never edits.", `model: ${MODEL_B}`, "- read_file"]) {
+        if (!text.includes(part)) throw new Error(`the profile lacks ${JSON.stringify(part)}:\n${text}`);
+      }
+      if (text.includes("write_file")) throw new Error(`the profile allows write_file:\n${text}`);
+      await until("the profile open in the editor", async () => (await editorText()).includes("name: reviewer"), 15000);
+      await pickMode("Reviewer", "reviewer");
+      await pickMode("Code", "code");
+      await runCommand("View: Close Editor");
+    });
+
+    await scenario("Review Turn Changes opens the turn's diff; Restore Checkpoint puts the file back and cuts the chat", async () => {
+      writeFileSync(join(ws, "todo.txt"), "one\n");
+      await titleAction("New Chat");
+      await until("an empty chat", async () => (await frame.$$(".item")).length === 0, 10000);
+      await script(fake.url, [{ text: "Noted.", pieces: 1 }]);
+      await send("Keep this message");
+      await until("the first answer", async () => (await lastAgentText(frame)).includes("Noted."));
+      await turnEnded();
+      await script(fake.url, [
+        { steps: [{ tool_calls: [{ name: "write_file", arguments: { path: "todo.txt", content: "two\n" } }] }] },
+        { text: "Rewrote it.", pieces: 1 },
+      ]);
+      await send("Rewrite the todo file");
+      const allow = await until("the approval buttons", async () => frame.$('.item.tool.asking button[data-option="allow_once"]'));
+      await allow.click();
+      await until("the answer after the write", async () => (await lastAgentText(frame)).includes("Rewrote it."));
+      await until("todo.txt rewritten", async () => readFileSync(join(ws, "todo.txt"), "utf8") === "two\n");
+      await turnEnded();
+
+      await runCommand("Agent Server: Review Turn Changes");
+      await pickQuick("Rewrite the todo file");
+      await until("the turn's diff in the editor", async () => {
+        const tab = await page.$eval(".editor-group-container.active .tab.active", (e) => e.textContent ?? "").catch(() => "");
+        const lines = await page.$$eval(".editor-group-container.active .view-lines", (els) => els.map((e) => e.innerText).join("\n")).catch(() => "");
+        return tab.includes("Rewrite the todo file") && lines.includes("one") && lines.includes("two");
+      }, 15000);
+      if (readFileSync(join(ws, "todo.txt"), "utf8") !== "two\n") throw new Error("reviewing changed the file");
+      await windowShot("vscode-review-changes.png");
+      await runCommand("View: Close Editor");
+
+      await runCommand("Agent Server: Restore Checkpoint…");
+      await pickQuick("Rewrite the todo file");
+      const dialog = await until("the restore confirmation", async () => page.$(".monaco-dialog-box"), 15000);
+      const question = (await dialog.textContent()) ?? "";
+      if (!question.includes("M todo.txt")) throw new Error(`the confirmation does not list the file: ${question}`);
+      if (readFileSync(join(ws, "todo.txt"), "utf8") !== "two\n") throw new Error("the preview restored the file");
+      await windowShot("vscode-restore-checkpoint.png");
+      await page.click('.monaco-dialog-box .monaco-button:has-text("Restore files and conversation")');
+      await until("todo.txt back on disk", async () => readFileSync(join(ws, "todo.txt"), "utf8") === "one\n", 15000);
+      await until("the cut turn gone from the chat", async () => {
+        const users = await frame.$$eval(".item.user .text", (els) => els.map((e) => e.textContent));
+        return users.includes("Keep this message") && !users.includes("Rewrite the todo file");
+      }, 15000);
+      await script(fake.url, [{ text: "After the restore.", pieces: 1 }]);
+      await send("What happened?");
+      await until("an answer after the restore", async () => (await lastAgentText(frame)).includes("After the restore."));
+      const history = conversation((await chatRequests(fake.url)).at(-1));
+      if (!history.includes("Keep this message") || history.includes("Rewrite the todo file")) {
+        throw new Error(`the model still sees the removed turn (or lost the earlier one):\n${history}`);
+      }
+      await turnEnded();
     });
 
     if (process.env.E2E_FINAL_SHOT) await page.screenshot({ path: join(results, "final.png") });
