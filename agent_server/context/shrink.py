@@ -35,8 +35,6 @@ OUTLINE_ENTRIES = 12
 _READ_HEADER = re.compile(r"^(?P<rel>.+?) \(lines (?P<first>\d+)-(?P<last>\d+)(?: of (?P<total>\d+))?[^)]*\)$")
 _NUMBERED = re.compile(r"^\d+\t")
 
-Total = Callable[[Sequence[Message]], int]
-
 
 @dataclass
 class Shrink:
@@ -46,10 +44,6 @@ class Shrink:
     arguments: int = 0  # tool calls whose long arguments became stubs
     rounds: int = 0  # messages evicted from the recent part into the session notes
     cut: int = 0  # messages of the latest round (or oversized ones) cut to fit
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.results or self.arguments or self.rounds or self.cut)
 
 
 def _tokens_to_chars(tokens: int) -> int:
