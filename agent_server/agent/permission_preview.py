@@ -1,8 +1,9 @@
 """What a permission request shows before the choice: the proposed change of an edit, the exact command of a run.
 
 The preview is computed from the call's real arguments and the text the user sees now (the unsaved buffer if the
-file is open), so "allow" approves exactly what is shown. A call that would fail anyway (old_text not found, a
-cwd outside the workspace) fails here, before anyone is asked.
+file is open, asked of the client when it reads files itself), with the same code as the tool, so "allow" approves
+exactly what is shown. A call that would fail anyway (old_text not found, a cwd outside the workspace) fails here,
+before anyone is asked.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from .. import acp
 from ..errors import ToolError
 from ..tools.base import Tool, ToolContext
-from ..tools.editing import proposed_edit, proposed_write
+from ..tools.editing import plan_edit, proposed_write
 from ..tools.sandbox import resolve
 
 
@@ -41,17 +42,17 @@ def _first_changed_line(old: str | None, new: str) -> int:
     return min(len(old.splitlines()), len(new.splitlines()))
 
 
-def preview(ctx: ToolContext, tool: Tool, args: dict[str, Any]) -> Preview | None:
+async def preview(ctx: ToolContext, tool: Tool, args: dict[str, Any]) -> Preview | None:
     """The request's content for a built-in tool that changes something; None when there is nothing to add.
 
     Raises ToolError (or SandboxError) exactly when the tool itself would fail on these arguments."""
     if tool.source != "builtin":
         return None
     if tool.name == "edit_file":
-        path, old, new = proposed_edit(ctx, args)
-        shown = _diff(str(path), old, new, _first_changed_line(old, new))
+        plan = await plan_edit(ctx, args)
+        shown = _diff(str(plan.path), plan.original, plan.final, _first_changed_line(plan.original, plan.final))
     elif tool.name == "write_file":
-        path, maybe_old, new = proposed_write(ctx, args)
+        path, maybe_old, new = await proposed_write(ctx, args)
         shown = _diff(str(path), maybe_old, new, _first_changed_line(maybe_old, new))
     elif tool.name == "run_command":
         command = str(args["command"])

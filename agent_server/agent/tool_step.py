@@ -56,7 +56,7 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
         return result
     if decision == "ask":
         try:
-            shown = preview(_context(turn), tool, call.arguments)
+            shown = await preview(_context(turn), tool, call.arguments)
         except ToolError as exc:  # it would fail anyway: say so instead of asking about it
             result = _error(str(exc))
             await _finish(turn, call, result)

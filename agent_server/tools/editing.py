@@ -7,6 +7,7 @@ import contextlib
 import os
 import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -100,12 +101,8 @@ def _result(path: Path, rel: str, old: str | None, new: str, message: str, line:
 
 
 async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    path = resolve(ctx.roots, args["path"])
+    path, old, content = await proposed_write(ctx, args)
     rel = relative(ctx.roots, path)
-    content: str = args["content"]
-    old = await current_text_via_client(ctx, path, rel)
-    if old is not None and "\r\n" in old and "\r\n" not in content:
-        content = content.replace("\n", "\r\n")  # keep the file's line endings
     if old is None:
         change = FileChange(path=path, edits=[TextEdit(0, 0, 0, 0, content)], create=True)
     else:
@@ -138,41 +135,30 @@ def _locate(text: str, old_text: str, rel: str) -> int:
     return text.index(old_text)
 
 
-def proposed_edit(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, str, str]:
-    """edit_file's change without making it: (path, the text now, the text after). Fails as the tool would."""
+@dataclass(frozen=True)
+class Replacement:
+    """edit_file's change, computed once for the permission preview and for the edit itself."""
+
+    path: Path
+    rel: str
+    original: str  # the text the user sees now (unsaved buffer included), line endings as they are
+    text: str  # `original` with \n line endings
+    at: int  # where old_text starts in `text`
+    old_text: str
+    new_text: str
+    crlf: bool
+
+    @property
+    def final(self) -> str:
+        updated = self.text[: self.at] + self.new_text + self.text[self.at + len(self.old_text) :]
+        return updated.replace("\n", "\r\n") if self.crlf else updated
+
+
+async def plan_edit(ctx: ToolContext, args: dict[str, Any]) -> Replacement:
+    """Fails exactly as edit_file would: outside the sandbox, no such file, old_text missing or ambiguous."""
     path = resolve(ctx.roots, args["path"], must_exist=True)
     rel = relative(ctx.roots, path)
     old_text, new_text = str(args["old_text"]), str(args["new_text"])
-    if not old_text:
-        raise ToolError("old_text is empty; use write_file to create or overwrite a whole file")
-    if old_text == new_text:
-        raise ToolError("old_text and new_text are the same, so there is nothing to change")
-    original = current_text(ctx, path, rel)
-    if original is None:
-        raise ToolError(f"no such file: '{rel}'")
-    crlf = "\r\n" in original
-    text = original.replace("\r\n", "\n") if crlf else original
-    old_text, new_text = old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n")
-    at = _locate(text, old_text, rel)
-    updated = text[:at] + new_text + text[at + len(old_text) :]
-    return path, original, updated.replace("\n", "\r\n") if crlf else updated
-
-
-def proposed_write(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, str | None, str]:
-    """write_file's change without making it: (path, the text now or None for a new file, the text after)."""
-    path = resolve(ctx.roots, args["path"])
-    old = current_text(ctx, path, relative(ctx.roots, path))
-    content = str(args["content"])
-    if old is not None and "\r\n" in old and "\r\n" not in content:
-        content = content.replace("\n", "\r\n")
-    return path, old, content
-
-
-async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    path = resolve(ctx.roots, args["path"], must_exist=True)
-    rel = relative(ctx.roots, path)
-    old_text: str = args["old_text"]
-    new_text: str = args["new_text"]
     if not old_text:
         raise ToolError("old_text is empty; use write_file to create or overwrite a whole file")
     if old_text == new_text:
@@ -183,8 +169,23 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     crlf = "\r\n" in original
     text = original.replace("\r\n", "\n") if crlf else original
     old_text, new_text = old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n")
-    at = _locate(text, old_text, rel)
-    updated = text[:at] + new_text + text[at + len(old_text) :]
+    return Replacement(path, rel, original, text, _locate(text, old_text, rel), old_text, new_text, crlf)
+
+
+async def proposed_write(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, str | None, str]:
+    """write_file's change without making it: (path, the text now or None for a new file, the text after)."""
+    path = resolve(ctx.roots, args["path"])
+    old = await current_text_via_client(ctx, path, relative(ctx.roots, path))
+    content = str(args["content"])
+    if old is not None and "\r\n" in old and "\r\n" not in content:
+        content = content.replace("\n", "\r\n")  # keep the file's line endings
+    return path, old, content
+
+
+async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    plan = await plan_edit(ctx, args)
+    path, rel, original, text, at, crlf = plan.path, plan.rel, plan.original, plan.text, plan.at, plan.crlf
+    old_text, new_text = plan.old_text, plan.new_text
 
     # Replace whole lines so that every position but the end of the file is at character 0 (no UTF-16 maths).
     first_line = text.count("\n", 0, at)
@@ -198,7 +199,7 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         end_line, end_char = end_position(text)
     else:
         end_line, end_char = text.count("\n", 0, line_end), 0
-    final = updated.replace("\n", "\r\n") if crlf else updated
+    final = plan.final
     edit = TextEdit(first_line, 0, end_line, end_char, replacement.replace("\n", "\r\n") if crlf else replacement)
     change = FileChange(path=path, edits=[edit])
     if ctx.client.features.apply_edit:

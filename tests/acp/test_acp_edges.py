@@ -340,3 +340,38 @@ async def test_cancel_request_on_a_prompt_ends_it_as_cancelled(
     proc.notify("$/cancel_request", {"requestId": request_id})
     answer = await asyncio.wait_for(prompt, 30)
     assert answer["result"] == {"stopReason": "cancelled"}
+
+
+async def test_permission_diff_comes_from_the_clients_unsaved_buffer(
+    start: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    proc = await start()
+    await _init(proc, fs={"readTextFile": True, "writeTextFile": True})
+    sid = await _new(proc, workspace)
+    unsaved = "print('hi')\nprint('UNSAVED')\n"
+    written: list[dict[str, Any]] = []
+    asked: list[dict[str, Any]] = []
+
+    async def read(params: dict[str, Any]) -> dict[str, Any]:
+        return {"content": unsaved}
+
+    async def write(params: dict[str, Any]) -> dict[str, Any]:
+        written.append(params)
+        return {}
+
+    async def permission(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    proc.answers["fs/read_text_file"] = read
+    proc.answers["fs/write_text_file"] = write
+    proc.answers["session/request_permission"] = permission
+    fake_llm.script(
+        Reply.tool_call("edit_file", {"path": "main.py", "old_text": "UNSAVED", "new_text": "EDITED"}),
+        Reply.text("done"),
+    )
+    result = await proc.request("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "edit"}]})
+    assert result == {"stopReason": "end_turn"}
+    [diff] = [c for c in asked[0]["toolCall"]["content"] if c["type"] == "diff"]
+    assert diff["oldText"] == unsaved and diff["newText"] == "print('hi')\nprint('EDITED')\n"
+    assert written and written[-1]["content"] == diff["newText"], "the change made is the change shown"
