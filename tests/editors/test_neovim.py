@@ -401,3 +401,124 @@ def test_the_chat_works_without_a_markdown_parser(nvim: Nvim, fake_llm: FakeLLMS
     assert result["waited"] and "Hello **there**." in result["chat"]
     assert result["syntax"] == "markdown" and not result["ts_active"]
     assert errors(result) == [] and not any("failed" in n["msg"] for n in result["notifications"])
+
+
+def _tool_names(request_json: dict[str, Any]) -> set[str]:
+    return {t["function"]["name"] for t in request_json.get("tools") or []}
+
+
+def test_agent_mode_picks_plan_mode_the_top_bar_shows_it_and_the_model_gets_no_write_tools(
+    nvim: Nvim, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.script(Reply.text("1. read calc.py\n2. fix it"), Reply.text("a code-mode answer"))
+    result = nvim.run("mode.lua", setup={"pick": "plan", "prompt": "Plan the fix"})
+    assert result["select_kind"] == "agent_mode"
+    offered = result["offered"]
+    assert any(o.strip().startswith("→ code") for o in offered), offered  # the session starts in code mode
+    assert any("plan" in o and "read-only" in o for o in offered), offered
+    assert result["switched"] and "mode Plan" in result["winbar_after_pick"], result["winbar_after_pick"]
+    assert result["waited"] and "mode Plan" in result["winbar_after_turn"]
+    tools = _tool_names(fake_llm.chat_requests()[0].json)
+    assert tools, "plan mode offers reading tools"
+    assert not tools & {"write_file", "edit_file", "run_command"}, tools
+    # By name, and a wrong name is an error that lists the modes.
+    assert result["switched2"] and "mode Ask" in result["winbar_ask"]
+    [wrong] = [n["msg"] for n in result["notifications"] if "no mode" in n["msg"]]
+    assert "plan" in wrong and "code" in wrong
+    assert [e for e in errors(result) if "no mode" not in e] == []
+
+
+def test_agent_new_agent_creates_a_profile_from_the_form_and_opens_it(nvim: Nvim, workspace: Path) -> None:
+    answers = {
+        "inputs": {"name": "reviewer", "What is it for": "Reviews diffs without changing anything"},
+        "selects": {"agent_new_tools": "read-only", "agent_new_model": "qwen3:8b"},
+    }
+    result = nvim.run("new_agent.lua", setup={"answers": answers})
+    assert result["created"], result["inputs"]
+    path = workspace / ".agent-server" / "agents" / "reviewer.md"
+    assert path.is_file()
+    text = path.read_text()
+    assert "Reviews diffs without changing anything" in text
+    assert "read_file" in text and "write_file" not in text
+    assert "qwen3:8b" in text
+    # The new file is open in the editor, and the session can switch to it at once.
+    assert Path(result["current_file"]).resolve() == path.resolve()
+    assert "\n".join(result["current_lines"]).strip() == text.strip()
+    assert result["switched"] and "reviewer" in result["winbar"].lower()
+    assert errors(result) == []
+
+
+def _git(workspace: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def git_workspace(workspace: Path) -> Path:
+    shutil.rmtree(workspace / ".git")
+    _git(workspace, "init", "-q")
+    _git(workspace, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "root")
+    return workspace
+
+
+def test_agent_checkpoints_reviews_a_turn_as_a_diff_tab_and_restores_the_files(
+    nvim: Nvim, git_workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    calc = git_workspace / "calc.py"
+    calc.write_text("def add(a, b):\n    return a - b\n")
+    edit = {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}
+    fake_llm.script(
+        Reply.tool_call("edit_file", edit),
+        Reply.tool_call("write_file", {"path": "notes.txt", "content": "new notes\n"}),
+        Reply.text("Fixed."),
+    )
+    head = _git(git_workspace, "rev-parse", "HEAD")
+    setup = {"approval_ui": "select", "file": "calc.py", "prompt": "Fix add", "restore": "restore"}
+    result = nvim.run("checkpoints.lua", setup=setup)
+    assert result["waited"] and result["file_after_turn"] == "def add(a, b):\n    return a + b\n"
+    [picked] = [s for s in result["selects"] if s["kind"] == "agent_checkpoint"][:1]
+    assert "Fix add" in picked["items"][0]
+    # Review: a new tab with the turn's unified diff, highlighted as a diff.
+    assert result["reviewed"] and result["review_new_tab"] and result["review_filetype"] == "diff"
+    review = "\n".join(result["review"])
+    assert "-    return a - b" in review and "+    return a + b" in review, review
+    assert "+++ b/notes.txt" in review and "+new notes" in review and "--- /dev/null" in review
+    assert result["review_closed"]
+    # Restore the files: previewed and confirmed, then back on disk; the new file is gone.
+    [confirm] = [s for s in result["selects"] if s["kind"] == "agent_restore_confirm"]
+    assert "calc.py" in confirm["prompt"] and "notes.txt" in confirm["prompt"]
+    assert result["restored"] and result["restore_event"]["restored"]
+    assert calc.read_text() == "def add(a, b):\n    return a - b\n"
+    assert not (git_workspace / "notes.txt").exists()
+    assert result["tabs_after_restore"] == 1  # the preview tab closed
+    assert _git(git_workspace, "rev-parse", "HEAD") == head
+    assert errors(result) == []
+
+
+def test_agent_checkpoints_restore_with_the_conversation_removes_the_turn_from_chat_and_model(
+    nvim: Nvim, git_workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "hello.txt", "content": "hi\n"}),
+        Reply.text("Wrote it, WRITTEN-MARKER."),
+        Reply.text("Fresh answer."),
+    )
+    setup = {
+        "approval_ui": "select",
+        "file": "hello.txt",
+        "prompt": "Write hi into hello.txt",
+        "restore": "restore_conversation",
+        "next_prompt": "What files are there?",
+    }
+    result = nvim.run("checkpoints.lua", setup=setup)
+    assert result["waited"] and result["file_after_turn"] == "hi\n"
+    assert "WRITTEN-MARKER" in result["chat_after_turn"]
+    assert result["restored"] and result["restore_event"]["conversation_cut"]
+    assert not (git_workspace / "hello.txt").exists()
+    # The chat was reloaded: the removed turn is gone from it, and from what the model sees next.
+    assert "WRITTEN-MARKER" not in result["chat_after_restore"]
+    assert "Write hi into hello.txt" not in result["chat_after_restore"]
+    assert result["waited2"] and "Fresh answer." in result["chat"]
+    sent = json.dumps(fake_llm.chat_requests()[-1].json["messages"])
+    assert "What files are there?" in sent
+    assert "WRITTEN-MARKER" not in sent and "Write hi into hello.txt" not in sent
+    assert errors(result) == []

@@ -38,3 +38,21 @@ end, { desc = 'Choose the model the agent uses' })
 cmd('AgentNew', function()
   require('agent').new()
 end, { desc = 'Start a new agent session in the chat' })
+
+cmd('AgentMode', function(o)
+  require('agent').mode(o.args)
+end, {
+  nargs = '?',
+  complete = function(lead)
+    return require('agent.modes').complete(lead)
+  end,
+  desc = 'Switch the agent mode (code, ask, plan, ...); no argument: pick one',
+})
+
+cmd('AgentNewAgent', function(o)
+  require('agent').new_agent(o.bang)
+end, { bang = true, desc = 'Create an agent profile from a short form (! for the user config dir)' })
+
+cmd('AgentCheckpoints', function()
+  require('agent').checkpoints()
+end, { desc = 'Review or undo what an agent turn changed' })

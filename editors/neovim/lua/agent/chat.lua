@@ -15,6 +15,7 @@ M.HELP = {
   'Type a message below and press <CR> (normal mode) or <C-s> (insert mode) to send it.',
   ":'<,'>AgentAsk asks about a selection; @path (<C-x><C-u> completes), #buffer, #diagnostics attach context.",
   ':AgentSessions resumes a stored session, :AgentModel picks the model, :AgentStop (<C-c>) stops a turn.',
+  ':AgentMode picks the mode (code, ask, plan, ...), :AgentCheckpoints reviews or undoes what a turn changed.',
   'Tool calls that change something ask first: a window shows the diff or the command (a = allow, r = reject).',
 }
 
@@ -249,6 +250,27 @@ local function on_plan(chat, u)
   set_block(chat, chat.plan, render.plan_lines(u.entries))
 end
 
+--- The display name of the chat's current mode (agent profile), or nil before a session told it.
+function M.mode_name(chat)
+  local modes = chat.modes
+  if type(modes) ~= 'table' or type(modes.currentModeId) ~= 'string' then
+    return nil
+  end
+  for _, m in ipairs(type(modes.availableModes) == 'table' and modes.availableModes or {}) do
+    if m.id == modes.currentModeId and type(m.name) == 'string' then
+      return m.name
+    end
+  end
+  return modes.currentModeId
+end
+
+--- Remember the modes a session/new or session/load answered with (ACP's SessionModeState).
+function M.set_modes(chat, modes)
+  if type(modes) == 'table' and type(modes.currentModeId) == 'string' then
+    chat.modes = modes
+  end
+end
+
 local function set_winbar(chat)
   if not valid_win(chat.win) then
     return
@@ -256,6 +278,10 @@ local function set_winbar(chat)
   local parts = { 'agent' }
   if chat.model then
     table.insert(parts, chat.model)
+  end
+  local mode = M.mode_name(chat)
+  if mode then
+    table.insert(parts, 'mode ' .. mode)
   end
   if chat.title then
     table.insert(parts, chat.title)
@@ -301,6 +327,10 @@ local function on_update(chat, u)
     on_plan(chat, u)
   elseif kind == 'usage_update' then
     chat.usage = u
+    set_winbar(chat)
+  elseif kind == 'current_mode_update' and type(u.currentModeId) == 'string' then
+    chat.modes = chat.modes or { availableModes = {} }
+    chat.modes.currentModeId = u.currentModeId
     set_winbar(chat)
   end
 end
@@ -462,20 +492,37 @@ function M.note(session_id, text)
   append_stream(chat, '_[' .. text .. ']_')
 end
 
-local function with_session(chat, cl, fn, on_error)
+--- Run fn() once the chat has a session (agent/session/new on first use). A mode picked with :AgentMode before
+--- (chat.mode_wanted) carries over to a new session.
+function M.with_session(chat, cl, fn, on_error)
   if chat.session_id then
     return fn()
   end
   client.call(cl, 'agent/session/new', { cwd = chat.root, mcpServers = {} }, function(result)
-    if result then
-      chat.session_id = result.sessionId
-      M.by_session[chat.session_id] = chat
+    if not result then
+      if on_error then
+        on_error()
+      end
+      return
+    end
+    chat.session_id = result.sessionId
+    M.by_session[chat.session_id] = chat
+    M.set_modes(chat, result.modes)
+    set_winbar(chat)
+    local wanted = chat.mode_wanted
+    if wanted and chat.modes and chat.modes.currentModeId ~= wanted then
+      client.request(cl, 'agent/session/set_mode', { sessionId = chat.session_id, modeId = wanted }, function(err)
+        if err then
+          chat.mode_wanted = nil -- the profile is gone: stay in the session's default
+        end
+        fn()
+      end)
+    else
       fn()
-    elseif on_error then
-      on_error()
     end
   end)
 end
+local with_session = M.with_session
 
 --- Send a prompt (a list of ACP content blocks) in this chat. The prompt shows at once, also while the server
 --- is still starting ("starting the agent…" in the top bar); it is sent when the agent is ready.
@@ -553,6 +600,7 @@ function M.load(chat, session)
   local params = { sessionId = session.sessionId, cwd = chat.root, mcpServers = {} }
   client.call(cl, 'agent/session/load', params, function(result)
     close_folds(chat)
+    M.set_modes(chat, result and result.modes)
     if result then
       M.note(chat, 'resumed: ' .. (chat.title or session.sessionId))
     end
@@ -569,6 +617,7 @@ function M.new_session(chat)
   end
   chat.session_id = nil
   chat.title = nil
+  chat.modes = nil -- the next session/new tells them (and keeps a mode picked with :AgentMode)
   reset(chat)
   set_winbar(chat)
 end

@@ -282,6 +282,27 @@ function M.model()
   end)
 end
 
+--- :AgentMode [name] — switch this chat's session to a mode (agent profile); no name: pick one.
+function M.mode(name)
+  with_chat(function(chat, cl)
+    require('agent.modes').pick(chat, cl, name)
+  end)
+end
+
+--- :AgentNewAgent[!] — create an agent profile from a short form and open its file (! for the user config dir).
+function M.new_agent(user_scope)
+  with_chat(function(chat, cl)
+    require('agent.modes').new_agent(chat, cl, user_scope)
+  end)
+end
+
+--- :AgentCheckpoints — review or undo what a turn of this chat's session changed.
+function M.checkpoints()
+  with_chat(function(chat, cl)
+    require('agent.checkpoints').pick(chat, cl)
+  end)
+end
+
 --- :AgentNew — start a fresh session in the chat.
 function M.new()
   with_chat(function(chat)
