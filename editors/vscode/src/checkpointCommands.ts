@@ -91,6 +91,8 @@ export class CheckpointCommands implements vscode.TextDocumentContentProvider {
       return;
     }
     await this.openDiffs(`Changes of “${checkpointLabel(checkpoint)}”`, shown, checkpoint.cwd || this.cwd());
+    const binary = files.filter((f) => f.binary).map((f) => f.path);
+    if (binary.length) void vscode.window.showInformationMessage(`Binary files changed too (not diffed): ${binary.join(", ")}`);
   }
 
   private async openDiffs(title: string, files: CheckpointFile[], cwd: string): Promise<void> {
