@@ -20,3 +20,5 @@ if ls -d "$REPOS_DIR"/*requests* >/dev/null 2>&1; then
 else
   echo "== retrieval: skipped, no repository mirrors in $REPOS_DIR (see tests/benchmarks/bench_retrieval.py --help)"
 fi
+echo "== prompt-cache reuse over a 10-round turn, real llama-server (issue 14)"
+python tests/benchmarks/bench_prompt_cache.py
