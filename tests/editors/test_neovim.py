@@ -217,8 +217,8 @@ def test_agent_sessions_resumes_a_session_from_another_server_process(
     nvim: Nvim, fake_llm: FakeLLMServer, workspace: Path
 ) -> None:
     fake_llm.script(Reply.text("Banana is remembered."))
-    first = nvim.run("session_create.lua")
-    assert first["waited"] and first["session_id"]
+    first = nvim.run("session_create.lua", setup={"mode": "ask"})
+    assert first["waited"] and first["session_id"] and first["mode_set"]
     fake_llm.script(Reply.text("Still banana."))
     second = nvim.run("session_resume.lua")
     assert [o["id"] for o in second["offered"]] == [first["session_id"]]
@@ -226,6 +226,7 @@ def test_agent_sessions_resumes_a_session_from_another_server_process(
     # The resumed chat goes on at its end, and the top bar names the session.
     assert second["resume_cursor"] == second["resume_lines"] > 3
     assert "Remember the word banana" in second["resume_winbar"]
+    assert "mode Ask" in second["resume_winbar"]  # the session's own mode, from agent/session/load
     chat = second["chat"]
     assert "Remember the word banana" in chat and "Banana is remembered." in chat
     assert second["waited2"] and second["turn"]["session_id"] == first["session_id"]
@@ -319,7 +320,9 @@ def test_installs_as_a_plain_package_with_help_tags(tmp_path: Path) -> None:
     )
     assert out.read_text() == "2 2 true"
     tags = (start / "agent.nvim" / "doc" / "tags").read_text()
-    for tag in ("agent-setup", ":AgentChat", ":AgentAsk", ":AgentSessions", "agent-approvals", "agent-health"):
+    tags_wanted = ("agent-setup", ":AgentChat", ":AgentAsk", ":AgentSessions", "agent-approvals", "agent-health")
+    tags_wanted += (":AgentMode", ":AgentNewAgent", ":AgentCheckpoints", "agent-modes", "agent-checkpoints")
+    for tag in tags_wanted:
         assert f"{tag}\tagent.txt" in tags
 
 
@@ -472,7 +475,7 @@ def test_agent_checkpoints_reviews_a_turn_as_a_diff_tab_and_restores_the_files(
         Reply.text("Fixed."),
     )
     head = _git(git_workspace, "rev-parse", "HEAD")
-    setup = {"approval_ui": "select", "file": "calc.py", "prompt": "Fix add", "restore": "restore"}
+    setup = {"approval_ui": "select", "file": "calc.py", "open_file": True, "prompt": "Fix add", "restore": "restore"}
     result = nvim.run("checkpoints.lua", setup=setup)
     assert result["waited"] and result["file_after_turn"] == "def add(a, b):\n    return a + b\n"
     [picked] = [s for s in result["selects"] if s["kind"] == "agent_checkpoint"][:1]
@@ -488,6 +491,7 @@ def test_agent_checkpoints_reviews_a_turn_as_a_diff_tab_and_restores_the_files(
     assert "calc.py" in confirm["prompt"] and "notes.txt" in confirm["prompt"]
     assert result["restored"] and result["restore_event"]["restored"]
     assert calc.read_text() == "def add(a, b):\n    return a - b\n"
+    assert result["buffer_after_restore"] == ["def add(a, b):", "    return a - b"]  # the open buffer follows
     assert not (git_workspace / "notes.txt").exists()
     assert result["tabs_after_restore"] == 1  # the preview tab closed
     assert _git(git_workspace, "rev-parse", "HEAD") == head

@@ -42,6 +42,9 @@ H.run(function()
     return text
   end
 
+  if setup.open_file then
+    vim.cmd('edit ' .. vim.fn.fnameescape(target))
+  end
   vim.cmd('AgentChat ' .. setup.prompt)
   H.result.waited = H.wait(30000, function()
     return H.event('AgentTurnDone') ~= nil
@@ -74,6 +77,7 @@ H.run(function()
   local bufnr = vim.fn.bufnr(target)
   if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) then
     H.result.buffer_after_restore = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
+    H.result.buffer_modified_after_restore = vim.bo[bufnr].modified
   end
   H.result.chat_after_restore = H.chat_text()
   H.result.tabs_after_restore = #vim.api.nvim_list_tabpages()

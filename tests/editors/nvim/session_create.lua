@@ -7,4 +7,11 @@ H.run(function()
     return H.event('AgentTurnDone') ~= nil
   end)
   H.result.session_id = (H.event('AgentTurnDone') or {}).session_id
+  if H.cfg.setup.mode then
+    -- The session is stored in this mode; the resumed chat shows it.
+    vim.cmd('AgentMode ' .. H.cfg.setup.mode)
+    H.result.mode_set = H.wait(20000, function()
+      return H.chat().modes.currentModeId == H.cfg.setup.mode
+    end)
+  end
 end)
