@@ -33,6 +33,8 @@ export interface ChatHost {
   indexWorkspace(): void;
   /** The header's mode button: the editor shows its mode picker. */
   pickMode?(): void;
+  /** A turn's Review changes / Restore… buttons: the checkpoint of the turn with this prompt. */
+  checkpoint?(action: "review" | "restore", prompt: string): void;
   /** The editor-side actions (absent in unit tests that do not need them). */
   editor?: EditorBridge;
 }
@@ -214,6 +216,8 @@ export class ChatController {
         return this.selectModel(message.model);
       case "pickMode":
         return this.host.pickMode?.();
+      case "checkpoint":
+        return this.host.checkpoint?.(message.action, message.prompt);
       case "index":
         return this.host.indexWorkspace();
       case "copy":

@@ -3,7 +3,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ChatController, Rpc } from "./chatController";
-import { checkpointDescription, checkpointLabel, newestFirst, restoreQuestion } from "./checkpoints";
+import { checkpointDescription, checkpointForPrompt, checkpointLabel, newestFirst, restoreQuestion } from "./checkpoints";
 import type { Checkpoint, CheckpointFile, RestoreResult } from "./protocol";
 
 /** Virtual read-only documents holding a checkpoint's before / after text; never written to disk. */
@@ -46,8 +46,11 @@ export class CheckpointCommands implements vscode.TextDocumentContentProvider {
     return rpc;
   }
 
-  /** The chat session's checkpoints (the workspace's when the chat has none yet), newest first, in a quick pick. */
-  private async pick(rpc: Rpc, title: string): Promise<Checkpoint | undefined> {
+  /**
+   * The chat session's checkpoints (the workspace's when the chat has none yet), newest first, in a quick pick; the
+   * turn whose prompt is `prompt` directly when the transcript's buttons name one and it is found.
+   */
+  private async pick(rpc: Rpc, title: string, prompt?: string): Promise<Checkpoint | undefined> {
     const sessionId = this.controller.currentSession;
     let list: Checkpoint[];
     try {
@@ -63,6 +66,8 @@ export class CheckpointCommands implements vscode.TextDocumentContentProvider {
       );
       return undefined;
     }
+    const direct = prompt === undefined ? undefined : checkpointForPrompt(list, prompt);
+    if (direct) return direct;
     const picked = await vscode.window.showQuickPick(
       newestFirst(list).map((c) => ({ label: checkpointLabel(c), description: checkpointDescription(c), checkpoint: c })),
       { title, placeHolder: "The turn (newest first)", matchOnDescription: true },
@@ -71,10 +76,10 @@ export class CheckpointCommands implements vscode.TextDocumentContentProvider {
   }
 
   /** What a turn changed, as one multi-file diff (or one diff tab per file where `vscode.changes` is missing). */
-  async review(): Promise<void> {
+  async review(prompt?: string): Promise<void> {
     const rpc = this.requireRpc();
     if (!rpc) return;
-    const checkpoint = await this.pick(rpc, "Review the changes of a turn");
+    const checkpoint = await this.pick(rpc, "Review the changes of a turn", prompt);
     if (!checkpoint) return;
     let files: CheckpointFile[];
     try {
@@ -113,14 +118,14 @@ export class CheckpointCommands implements vscode.TextDocumentContentProvider {
   }
 
   /** Pick a checkpoint, preview what a restore changes, confirm (files, or files and conversation), restore. */
-  async restore(): Promise<void> {
+  async restore(prompt?: string): Promise<void> {
     const rpc = this.requireRpc();
     if (!rpc) return;
     if (this.controller.isBusy) {
       void vscode.window.showWarningMessage("The agent is answering: stop it before restoring a checkpoint.");
       return;
     }
-    const checkpoint = await this.pick(rpc, "Restore the workspace to before a turn");
+    const checkpoint = await this.pick(rpc, "Restore the workspace to before a turn", prompt);
     if (!checkpoint) return;
     let preview: CheckpointFile[];
     try {

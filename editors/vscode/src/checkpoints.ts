@@ -55,3 +55,16 @@ export function restoreQuestion(c: Checkpoint, preview: CheckpointFile[]): { mes
     .join("\n\n");
   return { message, detail };
 }
+
+/**
+ * The checkpoint of the turn whose prompt is `prompt` (a transcript bubble's Review / Restore buttons): the newest
+ * with exactly that prompt, else the newest whose prompt contains it (a prompt with attachments stores more text).
+ */
+export function checkpointForPrompt(list: Checkpoint[], prompt: string): Checkpoint | undefined {
+  const wanted = prompt.trim();
+  if (!wanted) return undefined;
+  const sorted = newestFirst(list);
+  return (
+    sorted.find((c) => (c.prompt ?? "").trim() === wanted) ?? sorted.find((c) => (c.prompt ?? "").includes(wanted))
+  );
+}

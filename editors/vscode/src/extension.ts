@@ -28,6 +28,7 @@ export function activate(context: vscode.ExtensionContext): void {
     copy: (text) => void vscode.env.clipboard.writeText(text),
     indexWorkspace: () => void indexWorkspace(),
     pickMode: () => void pickMode(),
+    checkpoint: (action, prompt) => void (action === "review" ? checkpoints.review(prompt) : checkpoints.restore(prompt)),
   });
   views.bind(controller);
   controller.restoreOnAttach(bridge.rememberedSession);

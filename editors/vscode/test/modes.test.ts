@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { ChatController, type Rpc } from "../src/chatController";
 import {
   checkpointDescription,
+  checkpointForPrompt,
   checkpointLabel,
   fileSummary,
   newestFirst,
@@ -12,6 +13,7 @@ import {
 import type { ToWebview } from "../src/messages";
 import { mergeProfiles, modeLabel, profileNameProblem } from "../src/modes";
 import type { Checkpoint, ModeState } from "../src/protocol";
+import { renderItem } from "../webview/render";
 import { Transcript } from "../webview/transcript";
 
 const MODES: ModeState = {
@@ -158,4 +160,37 @@ test("profiles created or deleted since the session started update the mode list
       ["code-reviewer", "Code Reviewer"],
     ],
   );
+});
+
+test("a turn whose tool changed files offers Review / Restore on its prompt; a read-only turn does not", () => {
+  const t = new Transcript();
+  t.apply({ type: "user", text: "Read it", attachments: [] });
+  t.apply({ type: "update", update: { sessionUpdate: "tool_call", toolCallId: "r", kind: "read", status: "completed" } });
+  t.apply({ type: "user", text: "Write it", attachments: [] });
+  t.apply({ type: "update", update: { sessionUpdate: "tool_call", toolCallId: "w", kind: "edit", status: "pending" } });
+  const pendingUsers = t.items.filter((i) => i.kind === "user");
+  assert.deepEqual(pendingUsers.map((u) => u.kind === "user" && !!u.changed), [false, false], "not before the write ran");
+  const changes = t.apply({ type: "update", update: { sessionUpdate: "tool_call_update", toolCallId: "w", status: "completed" } });
+  const users = t.items.filter((i) => i.kind === "user");
+  assert.deepEqual(users.map((u) => u.kind === "user" && !!u.changed), [false, true]);
+  assert.ok(changes.items.includes(users[1]!.id), "the bubble is re-rendered");
+  assert.match(renderItem(users[1]!).html, /review-turn[\s\S]*restore-turn/);
+  assert.doesNotMatch(renderItem(users[0]!).html, /review-turn/);
+  // A replayed session (load) marks its prompts the same way.
+  const replay = new Transcript();
+  replay.apply({ type: "update", update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "Run it" } } });
+  replay.apply({ type: "update", update: { sessionUpdate: "tool_call", toolCallId: "x", kind: "execute", status: "completed" } });
+  assert.equal((replay.items[0] as { changed?: boolean }).changed, true);
+});
+
+test("a prompt's buttons find its checkpoint: the newest with that prompt, else one containing it", () => {
+  const list = [
+    cp({ id: "old", prompt: "Fix it", createdAt: "2026-11-22T09:00:00Z" }),
+    cp({ id: "new", prompt: "Fix it", createdAt: "2026-11-22T10:00:00Z" }),
+    cp({ id: "chips", prompt: "From `a.py`:\n...\nExplain a.py", createdAt: "2026-11-22T11:00:00Z" }),
+  ];
+  assert.equal(checkpointForPrompt(list, "Fix it")?.id, "new");
+  assert.equal(checkpointForPrompt(list, "Explain a.py")?.id, "chips");
+  assert.equal(checkpointForPrompt(list, "Something else"), undefined);
+  assert.equal(checkpointForPrompt(list, "  "), undefined);
 });

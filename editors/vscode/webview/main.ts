@@ -372,6 +372,15 @@ view.addEventListener("click", (e) => {
     post({ type: "openFile", path: link.dataset.open! });
     return;
   }
+  const turnAction = target.closest<HTMLButtonElement>("button.review-turn, button.restore-turn");
+  if (turnAction) {
+    const item = transcript.get(turnAction.closest(".item")?.id ?? "");
+    if (item?.kind === "user") {
+      const action = turnAction.classList.contains("review-turn") ? "review" : "restore";
+      post({ type: "checkpoint", action, prompt: item.text });
+    }
+    return;
+  }
   if (target.closest("button.retry")) {
     if (!transcript.busy) {
       scrollToLatest();

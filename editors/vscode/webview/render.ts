@@ -173,7 +173,11 @@ export function renderItem(item: Item): { className: string; html: string } {
       const actions =
         `<div class="user-actions"><button type="button" class="retry" title="Send this prompt again">Retry</button>` +
         `<button type="button" class="edit" title="Edit this prompt in the composer">Edit</button></div>`;
-      return { className: "item user", html: `${chips}<div class="text">${escapeHtml(item.text)}</div>${actions}` };
+      const turn = item.changed
+        ? `<div class="turn-actions"><button type="button" class="review-turn" title="What this turn changed, in the diff editor">Review changes</button>` +
+          `<button type="button" class="restore-turn" title="Put the files (and optionally the chat) back to before this turn">Restore…</button></div>`
+        : "";
+      return { className: "item user", html: `${chips}<div class="text">${escapeHtml(item.text)}</div>${actions}${turn}` };
     }
     case "agent":
       return { className: "item agent markdown", html: renderMarkdown(item.text) };

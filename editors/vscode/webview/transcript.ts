@@ -28,7 +28,14 @@ export interface ToolCard {
 }
 
 export type Item =
-  | { kind: "user"; id: string; text: string; attachments: string[] }
+  | {
+      kind: "user";
+      id: string;
+      text: string;
+      attachments: string[];
+      /** A tool of this turn changed files (or may have: a command): the bubble offers Review / Restore. */
+      changed?: boolean;
+    }
   | { kind: "agent"; id: string; text: string }
   | { kind: "thought"; id: string; text: string }
   | ToolCard
@@ -44,6 +51,9 @@ export interface Changes {
   /** Header/footer state changed (busy, usage, models, sessions, server). */
   chrome: boolean;
 }
+
+/** Tool kinds whose completed call may have changed files, so the turn has a checkpoint to review or restore. */
+const CHANGING_KINDS = new Set(["edit", "delete", "move", "execute"]);
 
 const STOP_TEXT: Record<string, string> = {
   cancelled: "Stopped.",
@@ -65,6 +75,8 @@ export class Transcript {
   root = "";
   private nextId = 1;
   private readonly byToolCall = new Map<string, ToolCard>();
+  /** The prompt of the turn in progress (or being replayed): tool cards that change files mark it. */
+  private turnPrompt: Item | undefined;
 
   get(id: string): Item | undefined {
     return this.items.find((i) => i.id === id);
@@ -123,6 +135,7 @@ export class Transcript {
     };
     switch (message.type) {
       case "reset":
+        this.turnPrompt = undefined;
         this.items = [];
         this.byToolCall.clear();
         this.usage = undefined;
@@ -131,7 +144,8 @@ export class Transcript {
         changes.chrome = true;
         break;
       case "user":
-        touch(this.add({ kind: "user", text: message.text, attachments: message.attachments }));
+        this.turnPrompt = this.add({ kind: "user", text: message.text, attachments: message.attachments });
+        touch(this.turnPrompt);
         break;
       case "turnStart":
         this.busy = true;
@@ -208,13 +222,22 @@ export class Transcript {
                 : u.sessionUpdate === "agent_thought_chunk"
                   ? "thought"
                   : "user";
-            touch(this.appendText(kind, content.text));
+            const item = this.appendText(kind, content.text);
+            if (kind === "user") this.turnPrompt = item;
+            touch(item);
             break;
           }
           case "tool_call":
-          case "tool_call_update":
-            touch(this.toolCard(u as unknown as ToolCallFields, u.sessionUpdate === "tool_call"));
+          case "tool_call_update": {
+            const card = this.toolCard(u as unknown as ToolCallFields, u.sessionUpdate === "tool_call");
+            touch(card);
+            const prompt = this.turnPrompt;
+            if (prompt?.kind === "user" && !prompt.changed && card.status === "completed" && CHANGING_KINDS.has(card.toolKind)) {
+              prompt.changed = true;
+              touch(prompt);
+            }
             break;
+          }
           case "plan": {
             const entries = (u as { entries?: PlanEntry[] }).entries ?? [];
             const existing = this.items.find((i) => i.kind === "plan");

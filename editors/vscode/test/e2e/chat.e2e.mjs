@@ -713,7 +713,7 @@ async function main() {
       await runCommand("View: Close Editor");
     });
 
-    await scenario("Review Turn Changes opens the turn's diff; Restore Checkpoint puts the file back and cuts the chat", async () => {
+    await scenario("Review changes on a turn opens its diff; Restore Checkpoint puts the file back and cuts the chat", async () => {
       writeFileSync(join(ws, "todo.txt"), "one\n");
       await titleAction("New Chat");
       await until("an empty chat", async () => (await frame.$$(".item")).length === 0, 10000);
@@ -732,8 +732,10 @@ async function main() {
       await until("todo.txt rewritten", async () => readFileSync(join(ws, "todo.txt"), "utf8") === "two\n");
       await turnEnded();
 
-      await runCommand("Agent Server: Review Turn Changes");
-      await pickQuick("Rewrite the todo file");
+      // The turn that wrote a file offers Review / Restore on its prompt; the earlier, read-only turn does not.
+      const offered = await frame.$$eval(".item.user", (els) => els.map((e) => !!e.querySelector("button.review-turn")));
+      if (offered.join() !== "false,true") throw new Error(`the Review button is on the wrong prompts: ${offered}`);
+      await frame.click(".item.user button.review-turn");
       await until("the turn's diff in the editor", async () => {
         const tab = await page.$eval(".editor-group-container.active .tab.active", (e) => e.textContent ?? "").catch(() => "");
         const lines = await page.$$eval(".editor-group-container.active .view-lines", (els) => els.map((e) => e.innerText).join("\n")).catch(() => "");
