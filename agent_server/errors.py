@@ -8,6 +8,7 @@ AgentServerError
 │   ├── LLMStreamError       an error reported inside a 200 stream, or a stream we cannot parse
 │   └── ContextOverflowError the prompt does not fit the model's window
 ├── SessionNotFoundError     an unknown session id (names it)
+├── InvalidParamsError       a request's value is wrong for what it asks (a relative cwd); -32602 on the wire
 ├── ToolError                a tool failed; the loop turns it into an "Error: ..." tool result
 │   └── SandboxError         a path outside the workspace roots
 └── StoreError               the SQLite store failed
@@ -61,6 +62,10 @@ class ContextOverflowError(LLMError):
         self.prompt_tokens = prompt_tokens
         self.n_ctx = n_ctx
         super().__init__(message)
+
+
+class InvalidParamsError(AgentServerError):
+    """The caller sent a value of the right type that cannot be used; its message says which and why."""
 
 
 class SessionNotFoundError(AgentServerError):

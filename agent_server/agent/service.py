@@ -15,7 +15,7 @@ from ..agents import Profile
 from ..checkpoints import CheckpointLimits, CheckpointService, RestoreResult
 from ..config import Settings
 from ..context import estimate_message
-from ..errors import AgentServerError, SessionNotFoundError
+from ..errors import AgentServerError, InvalidParamsError, SessionNotFoundError
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
 from ..llm.text_tools import recover_tool_calls
@@ -67,6 +67,7 @@ class AgentService:
         self._model_info: ModelInfo | None = None
         self._provider_lock = asyncio.Lock()
         self._retired: list[Provider] = []  # replaced providers, closed once no turn uses them
+        self._listing = 0  # list_models calls in flight (they use the provider too)
         self.store = Store(settings.database_path())
         self.tools = ToolRegistry(builtin_tools(settings), result_limit=settings.tools.result_limit)
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
@@ -128,7 +129,7 @@ class AgentService:
 
     async def new_session(self, cwd: str, mcp_servers: list[acp.McpServer] | None = None) -> Session:
         if not Path(cwd).is_absolute():
-            raise AgentServerError(f"cwd must be an absolute path, got {cwd!r}")
+            raise InvalidParamsError(f"cwd must be an absolute path, got {cwd[:200]!r}")
         session = Session(id=f"sess_{uuid.uuid4().hex[:16]}", cwd=Path(cwd).resolve(), roots=self._roots_for(cwd))
         await self._db(self.store.create_session, str(session.cwd), self._model, None, session.id)
         session.store_version = (0, 0)
@@ -284,9 +285,14 @@ class AgentService:
         return revoked
 
     async def list_models(self) -> dict[str, Any]:
-        provider, model, _info = await self.provider()
+        self._listing += 1  # a select_model meanwhile must not close the provider under this request
+        try:
+            provider, model, _info = await self.provider()
+            listed = await provider.list_models()
+        finally:
+            self._listing -= 1
         # One entry per model, and "current" spelled as listed ("qwen3" is the listed "qwen3:latest").
-        models = unique_models(await provider.list_models(), lambda m: m.name)
+        models = unique_models(listed, lambda m: m.name)
         return {
             "current": find_listed(model, [m.name for m in models]) or model,
             "models": [
@@ -312,7 +318,7 @@ class AgentService:
         if self._provider is not None:
             self._retired.append(self._provider)
         self._provider, self._model, self._model_info = None, None, None
-        if not any(s.busy for s in self.sessions.values()):
+        if not any(s.busy for s in self.sessions.values()) and not self._listing:
             retired, self._retired = self._retired, []
             for provider in retired:
                 await provider.aclose()

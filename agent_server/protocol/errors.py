@@ -5,11 +5,19 @@ from __future__ import annotations
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException
 
-from ..errors import AgentServerError, ConfigError, LLMConnectionError, LLMError, SessionNotFoundError
+from ..errors import (
+    AgentServerError,
+    ConfigError,
+    InvalidParamsError,
+    LLMConnectionError,
+    LLMError,
+    SessionNotFoundError,
+)
 
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
+REQUEST_FAILED = -32803  # LSP: valid params, but the server cannot do it now (e.g. indexing is off)
 LLM_UNAVAILABLE = -32010  # ACP leaves -32000..-32099 to implementations
 
 
@@ -26,6 +34,8 @@ def to_rpc_error(exc: BaseException, method: str) -> JsonRpcException:
         return RpcError(code=INVALID_PARAMS, message=f"Invalid params for {method}: {where}: {first['msg']}")
     if isinstance(exc, SessionNotFoundError):
         return RpcError(code=RESOURCE_NOT_FOUND, message=str(exc), data={"sessionId": exc.session_id})
+    if isinstance(exc, InvalidParamsError):
+        return RpcError(code=INVALID_PARAMS, message=f"Invalid params for {method}: {exc}")
     if isinstance(exc, ConfigError):
         return RpcError(code=INVALID_PARAMS, message=str(exc), data={"key": exc.key})
     if isinstance(exc, LLMConnectionError):

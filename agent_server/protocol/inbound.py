@@ -79,6 +79,16 @@ def dispatch(protocol: RpcProtocol, body: bytes) -> None:
     if _depth_over(raw, MAX_DEPTH):
         _answer_or_log(protocol, raw, INVALID_REQUEST, f"Invalid Request: nested deeper than {MAX_DEPTH} levels")
         return
+    if method == "initialize" and has_id and getattr(protocol, "server_capabilities", None) is not None:
+        # A second initialize would replace the workspace, the settings and every session: refuse it.
+        protocol._send_data(
+            error_message(msg_id, INVALID_REQUEST, "Invalid Request: the server is already initialized")
+        )
+        return
+    problem = _unusable_string(raw) if b"\\u" in body else None  # both cases need an escape in the JSON text
+    if problem is not None:
+        _answer_or_log(protocol, raw, INVALID_PARAMS, f"Invalid params for {method}: {problem}")
+        return
     if method is not None and has_id and getattr(protocol, "_shutdown", False):
         protocol._send_data(error_message(msg_id, INVALID_REQUEST, "Invalid Request: the server is shutting down"))
         return
@@ -135,6 +145,30 @@ def _refuse_batch(protocol: RpcProtocol, items: list[Any]) -> None:
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0][:300] if text else type(exc).__name__
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# Values the server turns into file system paths; a NUL there makes every os call raise.
+_PATH_KEYS = frozenset({"cwd", "path", "uri", "rootUri", "rootPath", "root"})
+
+
+def _unusable_string(value: Any) -> str | None:
+    """Why a string in the message cannot be used, if one cannot: half of a UTF-16 pair escaped on its own
+    (\\ud800; not Unicode, so no file name, SQLite text or UTF-8 answer holds it), or a NUL in a path."""
+    stack: list[tuple[Any, Any]] = [(None, value)]
+    while stack:
+        key, item = stack.pop()
+        if isinstance(item, str):
+            if _LONE_SURROGATE.search(item):
+                return "a string holds a lone UTF-16 surrogate"
+            if key in _PATH_KEYS and "\x00" in item:
+                return f"{key} holds a NUL character"
+        elif isinstance(item, dict):
+            stack.extend((None, k) for k in item)
+            stack.extend(item.items())
+        elif isinstance(item, list):
+            stack.extend((None, v) for v in item)
+    return None
 
 
 def _depth_over(value: Any, limit: int) -> bool:

@@ -27,7 +27,7 @@ from ..config_layers import settle_trust as settle_workspace_trust
 from ..errors import StoreError
 from . import agent_methods, checkpoint_methods
 from . import params as method_params
-from .errors import INVALID_PARAMS, RpcError, to_rpc_error
+from .errors import INVALID_PARAMS, REQUEST_FAILED, RpcError, to_rpc_error
 from .lsp_client import LspClient, LspProgress
 from .transport import read_loop, serve_stdin
 
@@ -348,7 +348,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
     def indexer() -> Any:
         service = server.require_agent().indexer
         if service is None:
-            raise ValueError("indexing is off (index.enabled = false) or the server has no workspace root")
+            raise RpcError(code=REQUEST_FAILED, message="indexing is off (index.enabled = false) or no workspace root")
         return service
 
     @rpc(server, "agent/_index/start")

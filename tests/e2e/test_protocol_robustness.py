@@ -152,6 +152,10 @@ async def test_a_notification_sent_with_an_id_is_answered(
         params = {"id": 1} if method == "$/cancelRequest" else {}
         answer = await answer_to(server, 20 + n, request(20 + n, method, params))
         assert isinstance(answer, RpcError) and answer.code == -32600 and "notification" in answer.message
+    # A second initialize would replace the settings and every session.
+    again = {"processId": None, "rootUri": None, "capabilities": {}}
+    answer = await answer_to(server, 28, request(28, "initialize", again))
+    assert isinstance(answer, RpcError) and answer.code == -32600 and "already initialized" in answer.message
     # Our own notification name is not typed: pygls runs it as a request, and answers null.
     assert await answer_to(server, 29, request(29, "agent/session/cancel", {"sessionId": "sess_x"})) is None
     await still_serving(server, fake_llm, workspace)
@@ -190,6 +194,10 @@ WRONG_PARAMS = [
     ("agent/session/list", b'"a string"'),
     ("agent/session/prompt", b'{"sessionId": 42, "prompt": []}'),
     ("agent/_checkpoints/list", b'{"sessionId": []}'),
+    ("agent/session/new", b'{"cwd": "relative/dir", "mcpServers": []}'),
+    ("agent/session/list", b'{"cwd": "/tmp/a\\u0000b"}'),
+    ("agent/_permissions/list", b'{"cwd": "/tmp/\\ud800"}'),
+    ("agent/session/prompt", b'{"sessionId": "s", "prompt": [{"type": "text", "text": "\\udc00"}]}'),
 ]
 
 
