@@ -143,10 +143,10 @@ def m005_workspace_trust(conn: sqlite3.Connection) -> None:
     )
 
 
-
 @migration
 def m006_session_mode(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN mode TEXT")
+
 
 def applied(db: Database) -> list[str]:
     with db.read() as conn:
