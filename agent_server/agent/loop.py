@@ -31,6 +31,8 @@ from .replay import unanswered_calls
 from .tool_step import run_tool_call
 
 if TYPE_CHECKING:
+    from ..tools.permissions import PermissionPolicy
+    from ..tools.registry import ToolRegistry
     from .context_step import ContextStep
     from .session import Session
 
@@ -47,8 +49,8 @@ class Turn:
     provider: Provider
     model: str
     settings: Settings
-    tools: Any  # ToolRegistry
-    policy: Any  # PermissionPolicy
+    tools: ToolRegistry
+    policy: PermissionPolicy
     context: ContextStep
     record: Callable[[Message], Awaitable[None]]
     relay: UpdateRelay
