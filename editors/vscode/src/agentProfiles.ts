@@ -52,7 +52,7 @@ export async function newAgentProfile(rpc: Rpc | undefined, controller: ChatCont
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(created.path));
     await vscode.window.showTextDocument(doc, { preview: false });
     void vscode.window.showInformationMessage(
-      `Agent profile “${created.name}” created: pick it with the chat's mode button (a new chat lists it).`,
+      `Agent profile “${created.name}” created: pick it with the chat's mode button.`,
     );
   } catch (err) {
     void vscode.window.showErrorMessage(`Could not create the profile: ${err instanceof Error ? err.message : String(err)}`);
