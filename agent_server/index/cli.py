@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from dataclasses import asdict
@@ -45,6 +44,8 @@ async def _index(root: Path, db: Path | None) -> IndexStats:
 
 
 def run_index(args: argparse.Namespace) -> int:
+    import asyncio
+
     root = _workspace(args, args.path)
     try:
         stats = asyncio.run(_index(root, args.db))
@@ -77,13 +78,33 @@ async def _search(
         index.close()
 
 
+def _quick_search(
+    root: Path, db_path: Path | None, query: str, limit: int, prefix: str | None, files: bool
+) -> list[dict[str, Any]] | None:
+    """A search of an already built index without the event loop or the indexer; None when it must be built."""
+    from .db import default_db_path
+    from .quick import open_existing, search_once
+
+    db = open_existing(db_path or default_db_path(root.resolve()))
+    if db is None:
+        return None
+    try:
+        return [asdict(h) for h in search_once(db, query, limit, prefix, files)]
+    finally:
+        db.close()
+
+
 def run_search(args: argparse.Namespace) -> int:
     root = _workspace(args)
     query = sys.stdin.read() if args.query == "-" else args.query
     if not query.strip():
         print("agent-server search: empty query", file=sys.stderr)
         return 2
-    hits = asyncio.run(_search(root, args.db, query, args.limit, args.path, args.files))
+    hits = _quick_search(root, args.db, query, args.limit, args.path, args.files)
+    if hits is None:
+        import asyncio
+
+        hits = asyncio.run(_search(root, args.db, query, args.limit, args.path, args.files))
     if args.json:
         print(json.dumps(hits, indent=2))
         return 0

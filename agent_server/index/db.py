@@ -9,11 +9,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import StoreError
-from .prepare import PreparedFile
 from .tokenize import path_terms
+
+if TYPE_CHECKING:  # the search path must not load the chunker (tree-sitter) just for a type
+    from .prepare import PreparedFile
 
 SCHEMA_VERSION = 3  # an index of another version is dropped and rebuilt (it is only a cache)
 _TOKENIZER = "\"porter unicode61 tokenchars '_'\""
@@ -36,6 +38,16 @@ CREATE INDEX IF NOT EXISTS defs_file ON defs(file_id);
 CREATE TABLE IF NOT EXISTS refs (file_id INTEGER PRIMARY KEY, names TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS embeddings (chunk_id INTEGER PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL);
 """
+
+
+def default_db_path(root: Path) -> Path:
+    """`<user cache>/agent-server/index/<sha of the resolved root>.db`."""
+    import hashlib
+
+    import platformdirs
+
+    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:20]
+    return Path(platformdirs.user_cache_dir("agent-server")) / "index" / f"{digest}.db"
 
 
 @dataclass(frozen=True)

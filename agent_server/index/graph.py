@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .db import IndexDB
-from .prepare import decode_refs
+from .tokenize import decode_refs
 
 MAX_DEFINERS = 8  # a name defined in more files than this (`get`, `run`, `__init__`) says nothing about who uses whom
 DAMPING = 0.85

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -46,12 +45,6 @@ class PreparedFile:
 
 def encode_refs(refs: Counter[str]) -> str:
     return " ".join(f"{name} {n}" for name, n in refs.items())
-
-
-def decode_refs(encoded: str) -> Iterator[tuple[str, int]]:
-    parts = encoded.split()
-    for i in range(0, len(parts) - 1, 2):
-        yield parts[i], int(parts[i + 1])
 
 
 def content_hash(data: bytes) -> str:

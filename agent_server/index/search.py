@@ -65,7 +65,9 @@ class Weights:
     phrase: float = 0.8  # the chunk contains an error message of the request verbatim
     strong_definition: float = 0.4  # defines a name the request quotes as code or as an error type
     define_file: float = 0.3  # file level: the file defines a query identifier (not just mentions it)
-    aggregate: float = 0.3  # file level: share of the file's 2nd and 3rd best chunk scores added to its best
+    wide_file_query: float = 1.0  # 1: the file-level BM25 also gets up to FILE_TERMS non-common terms; 0: off
+    title: float = 0.5  # the request's first line (an issue title) against chunk paths and symbol names
+    aggregate: float = 0.1  # file level: share of the file's 2nd and 3rd best chunk scores added to its best
 
 
 @dataclass
@@ -186,6 +188,19 @@ def select_terms(db: IndexDB, ctx: SearchContext, terms: list[str], priority: se
     return [t for _, _, t in sorted(rare, key=lambda x: x[1])] + unseen[:MAX_UNSEEN_TERMS]
 
 
+FILE_TERMS = 64
+
+
+def _file_terms(db: IndexDB, ctx: SearchContext, q: ParsedQuery) -> list[str]:
+    """Up to `FILE_TERMS` query terms that are not in most chunks, in query order."""
+    terms = q.fts_terms()
+    if not ctx.doc_freq:
+        return terms[:FILE_TERMS]
+    stems = db.stems(terms)
+    limit = max(COMMON_SHARE * ctx.chunk_count, MIN_COMMON_DF)
+    return [t for t in terms if ctx.doc_freq.get(stems.get(t, t), 0) <= limit][:FILE_TERMS]
+
+
 def _fts_query(terms: list[str]) -> str:
     return " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
 
@@ -280,9 +295,11 @@ def score_chunks(
     bm25 = {c: v / top for c, v in bm25.items()}
     file_score: dict[int, float] = {}
     if terms and w.file_bm25:
+        # Whole files are far fewer rows than chunks: the file level can afford more of the request's words.
+        file_terms = list(dict.fromkeys([*terms, *(_file_terms(db, ctx, q) if w.wide_file_query else [])]))
         rows = db.query(
             "SELECT rowid, rank FROM files_fts WHERE files_fts MATCH ? ORDER BY rank LIMIT ?",
-            (_fts_query(terms), FILE_LIMIT),
+            (_fts_query(file_terms), FILE_LIMIT),
         )
         ftop = max((-float(r) for _, r in rows), default=1.0) or 1.0
         file_score = {int(fid): -float(r) / ftop for fid, r in rows}
@@ -297,6 +314,19 @@ def score_chunks(
             ):
                 phrase[int(cid)] = 1.0
                 chunk_file[int(cid)] = int(fid)
+
+    title: dict[int, float] = {}
+    title_terms = [t for t in dict.fromkeys(q.title) if t.isidentifier()][:12]
+    if w.title and title_terms:
+        rows = db.query(
+            "SELECT f.id, f.rank, c.file_id FROM (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? "
+            "ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.id",
+            ("{path symbols} : (" + _fts_query(title_terms) + ")", FTS_LIMIT),
+        )
+        ttop = max((-float(r) for _, r, _ in rows), default=1.0) or 1.0
+        for cid, r, fid in rows:
+            title[int(cid)] = -float(r) / ttop
+            chunk_file[int(cid)] = int(fid)
 
     definition: dict[int, float] = defaultdict(float)
     defines: dict[int, float] = defaultdict(float)
@@ -399,6 +429,7 @@ def score_chunks(
             + w.file_bm25 * file_score.get(fid, 0.0)
             + w.vector * vector.get(cid, 0.0)
             + w.phrase * phrase.get(cid, 0.0)
+            + w.title * title.get(cid, 0.0)
             + (w.open_file if path in ctx.open_files else 0.0)
             + (w.edited_file * ctx.edited_files.get(path, 0.0))
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Boundaries inside an identifier: lower->Upper, ACRONYMWord, letter<->digit.
@@ -78,3 +78,10 @@ def path_terms(path: str) -> str:
     """The FTS string for a workspace-relative path: its components, stems and identifier parts."""
     pieces = re.split(r"[/\\.\-]+", path)
     return expand_identifiers(p for p in pieces if p)
+
+
+def decode_refs(encoded: str) -> Iterator[tuple[str, int]]:
+    """The `refs` table's `name count name count …` string as pairs."""
+    parts = encoded.split()
+    for i in range(0, len(parts) - 1, 2):
+        yield parts[i], int(parts[i + 1])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -14,14 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-import platformdirs
 
-from .db import CatalogEntry, IndexDB
+from .db import CatalogEntry, IndexDB, default_db_path
 from .embeddings import Embedder, embed_pending, load_vectors, query_vector
+from .entities import analyze_request
 from .graph import SymbolGraph
 from .pool import discard_pool, shared_pool, usable_cpus, warm_pool
 from .prepare import PreparedFile, prepare_batch, prepare_data
-from .query import MAX_QUERY_CHARS, QueryTooLongError, parse_query
+from .query import MAX_QUERY_CHARS, QueryTooLongError
 from .scanner import ScannedFile, Scanner
 from .search import FileHit, Hit, SearchContext, Weights, build_suffix_map, rank, rank_files
 from .watcher import watch_tree
@@ -54,11 +53,6 @@ class IndexStatus:
     last_build: float | None
     building: bool
     embeddings: int
-
-
-def default_db_path(root: Path) -> Path:
-    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:20]
-    return Path(platformdirs.user_cache_dir("agent-server")) / "index" / f"{digest}.db"
 
 
 class WorkspaceIndex:
@@ -271,7 +265,7 @@ class WorkspaceIndex:
         ctx, qvec = await self._prepare_search(query)
 
         def parse_and_rank() -> list[Hit]:  # both off the event loop: a chat keeps streaming during any search
-            return rank(self.db, ctx, parse_query(query), limit, path_prefix, self.weights, qvec)
+            return rank(self.db, ctx, analyze_request(query), limit, path_prefix, self.weights, qvec)
 
         return await asyncio.to_thread(parse_and_rank)
 
@@ -282,7 +276,7 @@ class WorkspaceIndex:
         ctx, qvec = await self._prepare_search(query)
 
         def parse_and_rank() -> list[FileHit]:
-            return rank_files(self.db, ctx, parse_query(query), limit, path_prefix, self.weights, qvec)
+            return rank_files(self.db, ctx, analyze_request(query), limit, path_prefix, self.weights, qvec)
 
         return await asyncio.to_thread(parse_and_rank)
 

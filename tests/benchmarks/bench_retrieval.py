@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agent_server.index.query import parse_query
+from agent_server.index.entities import analyze_request
 from agent_server.index.search import Weights, is_test_path, rank, rank_files
 from agent_server.index.tokenize import STOP_WORDS, split_identifier
 from agent_server.index.workspace_index import WorkspaceIndex
@@ -108,6 +108,8 @@ def ref_baseline(conn: sqlite3.Connection, statement: str) -> list[str]:
 # distinct files in the order of their best chunk, no per-file aggregation.
 ABLATIONS: dict[str, dict[str, float]] = {
     "no-phrase": {"phrase": 0.0},
+    "no-title": {"title": 0.0},
+    "no-wide-file-query": {"wide_file_query": 0.0},
     "no-strong-def": {"strong_definition": 0.0},
     "no-define-file": {"define_file": 0.0},
     "no-aggregate": {"aggregate": 0.0},
@@ -123,9 +125,9 @@ async def hybrid_files(index: WorkspaceIndex, statement: str, weights: Weights |
                        chunk_order: bool = False) -> list[str]:  # fmt: skip
     ctx = await index._context()
     if chunk_order:
-        hits = rank(index.db, ctx, parse_query(statement), 300, None, weights or index.weights)
+        hits = rank(index.db, ctx, analyze_request(statement), 300, None, weights or index.weights)
         return list(dict.fromkeys(h.path for h in hits))
-    return [f.path for f in rank_files(index.db, ctx, parse_query(statement), 100, None, weights or index.weights)]
+    return [f.path for f in rank_files(index.db, ctx, analyze_request(statement), 100, None, weights or index.weights)]
 
 
 def pct(values: list[float], p: float) -> float:

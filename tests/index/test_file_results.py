@@ -199,3 +199,19 @@ async def test_codebase_search_lists_files_with_line_ranges(project: Path, tmp_p
         assert result.locations and result.locations[0].path == str(project / "pkg" / "reconcile.py")
     finally:
         index.close()
+
+
+def test_agent_server_search_entry_point_builds_then_answers_from_the_index(project: Path, tmp_path: Path) -> None:
+    db = tmp_path / "entry.db"
+    run = [sys.executable, "-m", "agent_server.launch", "search", "--files", "--json", "--db", str(db)]
+    first = subprocess.run([*run, "reconcile_ledger"], cwd=project, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert db.is_file() and json.loads(first.stdout)[0]["path"] == "pkg/reconcile.py"  # no index yet: built first
+    again = subprocess.run([*run, "cannot reconcile a closed ledger"], cwd=project, capture_output=True, text=True,
+                           timeout=60)  # fmt: skip
+    assert again.returncode == 0 and json.loads(again.stdout)[0]["path"] == "pkg/reconcile.py"
+    too_long = subprocess.run([*run, "x" * 20_001], cwd=project, capture_output=True, text=True, timeout=60)
+    assert too_long.returncode == 1 and "limit is 20000" in too_long.stderr and not too_long.stdout
+    other = subprocess.run([sys.executable, "-m", "agent_server.launch", "--help"], capture_output=True, text=True,
+                           timeout=60)  # fmt: skip
+    assert other.returncode == 0 and "sessions" in other.stdout  # everything else is the full CLI

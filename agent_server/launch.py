@@ -1,0 +1,26 @@
+"""The `agent-server` entry point: `search` of a built index skips the full CLI's imports (configuration, store,
+LLM and protocol modules); every other command goes to `agent_server.cli`."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["search"]:
+        from .errors import AgentServerError
+        from .index.cli import main as index_main
+
+        try:
+            return index_main(args)
+        except AgentServerError as exc:
+            print(f"agent-server: {exc}", file=sys.stderr)
+            return 1
+    from .cli import main as full_main
+
+    return full_main(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
