@@ -413,8 +413,8 @@ def _tool_names(request_json: dict[str, Any]) -> set[str]:
 def test_agent_mode_picks_plan_mode_the_top_bar_shows_it_and_the_model_gets_no_write_tools(
     nvim: Nvim, fake_llm: FakeLLMServer
 ) -> None:
-    fake_llm.script(Reply.text("1. read calc.py\n2. fix it"), Reply.text("a code-mode answer"))
-    result = nvim.run("mode.lua", setup={"pick": "plan", "prompt": "Plan the fix"})
+    fake_llm.script(Reply.text("1. read calc.py\n2. fix it"), Reply.text("an ask-mode answer"))
+    result = nvim.run("mode.lua", setup={"pick": "plan", "prompt": "Plan the fix", "prompt2": "Explain add"})
     assert result["select_kind"] == "agent_mode"
     offered = result["offered"]
     assert any(o.strip().startswith("→ code") for o in offered), offered  # the session starts in code mode
@@ -426,6 +426,11 @@ def test_agent_mode_picks_plan_mode_the_top_bar_shows_it_and_the_model_gets_no_w
     assert not tools & {"write_file", "edit_file", "run_command"}, tools
     # By name, and a wrong name is an error that lists the modes.
     assert result["switched2"] and "mode Ask" in result["winbar_ask"]
+    # :AgentNew: the new session is made in the mode picked last, and the top bar says so from the start.
+    assert "mode Ask" in result["winbar_new_session"], result["winbar_new_session"]
+    assert result["waited2"] and result["second_session"] != result["first_session"]
+    assert result["mode_second_session"] == "ask" and "mode Ask" in result["winbar_second_session"]
+    assert not _tool_names(fake_llm.chat_requests()[-1].json) & {"write_file", "edit_file", "run_command"}
     [wrong] = [n["msg"] for n in result["notifications"] if "no mode" in n["msg"]]
     assert "plan" in wrong and "code" in wrong
     assert [e for e in errors(result) if "no mode" not in e] == []

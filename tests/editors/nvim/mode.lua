@@ -33,12 +33,24 @@ H.run(function()
   H.result.waited = H.wait(30000, function()
     return H.event('AgentTurnDone') ~= nil
   end)
+  H.result.first_session = (H.event('AgentTurnDone') or {}).session_id
   H.result.winbar_after_turn = winbar()
   vim.cmd('AgentMode ask')
   H.result.switched2 = H.wait(20000, function()
     return H.chat().modes.currentModeId == 'ask'
   end)
   H.result.winbar_ask = winbar()
+  -- A new session keeps the mode picked last (and shows it once the session exists).
+  vim.cmd('AgentNew')
+  H.result.winbar_new_session = winbar()
+  H.result.events = {}
+  vim.cmd('AgentChat ' .. H.cfg.setup.prompt2)
+  H.result.waited2 = H.wait(30000, function()
+    return H.event('AgentTurnDone') ~= nil
+  end)
+  H.result.second_session = (H.event('AgentTurnDone') or {}).session_id
+  H.result.mode_second_session = H.chat().modes.currentModeId
+  H.result.winbar_second_session = winbar()
   vim.cmd('AgentMode no-such-mode')
   H.wait(5000, function()
     return #vim.tbl_filter(function(n)

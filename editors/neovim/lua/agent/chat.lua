@@ -514,7 +514,10 @@ function M.with_session(chat, cl, fn, on_error)
       client.request(cl, 'agent/session/set_mode', { sessionId = chat.session_id, modeId = wanted }, function(err)
         if err then
           chat.mode_wanted = nil -- the profile is gone: stay in the session's default
+        else
+          chat.modes.currentModeId = wanted
         end
+        set_winbar(chat)
         fn()
       end)
     else
@@ -617,7 +620,14 @@ function M.new_session(chat)
   end
   chat.session_id = nil
   chat.title = nil
-  chat.modes = nil -- the next session/new tells them (and keeps a mode picked with :AgentMode)
+  chat.usage = nil -- the old session's context use
+  -- A mode picked with :AgentMode carries over (the next session/new switches to it); otherwise the new session's
+  -- mode is unknown until session/new tells it.
+  if chat.mode_wanted and chat.modes then
+    chat.modes.currentModeId = chat.mode_wanted
+  else
+    chat.modes = nil
+  end
   reset(chat)
   set_winbar(chat)
 end

@@ -194,7 +194,7 @@ function M.restore(chat, cl, cp, conversation)
             conversation_cut = result.conversationCut == true,
           })
         end
-        if result.conversationCut and chat.session_id then
+        if result.conversationCut and chat.session_id and cp.sessionId == chat.session_id then
           -- Reload the transcript so the removed messages leave the chat too.
           local chat_mod = require('agent.chat')
           local group = vim.api.nvim_create_augroup('agent_checkpoint_reload', { clear = true })
@@ -221,15 +221,14 @@ M.ACTIONS = {
 
 --- :AgentCheckpoints — pick a turn of this chat's session, then review or restore it.
 function M.pick(chat, cl)
-  if not chat.session_id then
-    vim.notify('agent: this chat has no session yet (no checkpoints)', vim.log.levels.INFO)
-    return
-  end
-  client.call(cl, 'agent/_checkpoints/list', { sessionId = chat.session_id }, function(result)
+  -- A chat without a session (Neovim restarted, nothing resumed) lists the workspace's checkpoints instead.
+  local params = chat.session_id and { sessionId = chat.session_id } or { cwd = chat.root }
+  client.call(cl, 'agent/_checkpoints/list', params, function(result)
     local list = result and type(result.checkpoints) == 'table' and result.checkpoints or {}
     if #list == 0 then
       if result then
-        vim.notify('agent: no checkpoints in this session (turns that changed no file take none)', vim.log.levels.INFO)
+        local where = chat.session_id and 'this session' or 'this workspace'
+        vim.notify(('agent: no checkpoints in %s (turns that changed no file take none)'):format(where), vim.log.levels.INFO)
       end
       return
     end

@@ -44,11 +44,13 @@ end
 --- Switch the chat's session to a mode; the top bar follows (also through the server's current_mode_update).
 local function apply(chat, cl, mode)
   local chat_mod = require('agent.chat')
+  local before = chat.mode_wanted
+  chat.mode_wanted = mode.id -- at once: the current_mode_update may arrive before this answer
   client.call(cl, 'agent/session/set_mode', { sessionId = chat.session_id, modeId = mode.id }, function(result)
     if not result then
+      chat.mode_wanted = before
       return
     end
-    chat.mode_wanted = mode.id
     chat.modes = chat.modes or { availableModes = {} }
     chat.modes.currentModeId = mode.id
     local known = find(chat.modes.availableModes or {}, mode.id)
