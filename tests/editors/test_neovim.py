@@ -460,17 +460,24 @@ def _git(workspace: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=workspace, check=True, capture_output=True, text=True).stdout
 
 
-@pytest.fixture
-def git_workspace(workspace: Path) -> Path:
-    shutil.rmtree(workspace / ".git")
+def _make_git_repo(workspace: Path) -> Path:
+    shutil.rmtree(workspace / ".git")  # the fixture's bare root marker
     _git(workspace, "init", "-q")
     _git(workspace, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "root")
     return workspace
 
 
+@pytest.fixture
+def git_workspace(workspace: Path) -> Path:
+    return _make_git_repo(workspace)
+
+
+@pytest.mark.parametrize("in_git", [True, False], ids=["git", "no-git"])
 def test_agent_checkpoints_reviews_a_turn_as_a_diff_tab_and_restores_the_files(
-    nvim: Nvim, git_workspace: Path, fake_llm: FakeLLMServer
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer, in_git: bool
 ) -> None:
+    # Outside git (the fixture's empty .git folder is no repository) the server keeps copies of the touched files.
+    git_workspace = _make_git_repo(workspace) if in_git else workspace
     calc = git_workspace / "calc.py"
     calc.write_text("def add(a, b):\n    return a - b\n")
     edit = {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}
@@ -479,12 +486,13 @@ def test_agent_checkpoints_reviews_a_turn_as_a_diff_tab_and_restores_the_files(
         Reply.tool_call("write_file", {"path": "notes.txt", "content": "new notes\n"}),
         Reply.text("Fixed."),
     )
-    head = _git(git_workspace, "rev-parse", "HEAD")
+    head = _git(git_workspace, "rev-parse", "HEAD") if in_git else None
     setup = {"approval_ui": "select", "file": "calc.py", "open_file": True, "prompt": "Fix add", "restore": "restore"}
     result = nvim.run("checkpoints.lua", setup=setup)
     assert result["waited"] and result["file_after_turn"] == "def add(a, b):\n    return a + b\n"
     [picked] = [s for s in result["selects"] if s["kind"] == "agent_checkpoint"][:1]
     assert "Fix add" in picked["items"][0]
+    assert picked["item_kinds"][0] == ("git" if in_git else "files")
     # Review: a new tab with the turn's unified diff, highlighted as a diff.
     assert result["reviewed"] and result["review_new_tab"] and result["review_filetype"] == "diff"
     review = "\n".join(result["review"])
@@ -499,7 +507,8 @@ def test_agent_checkpoints_reviews_a_turn_as_a_diff_tab_and_restores_the_files(
     assert result["buffer_after_restore"] == ["def add(a, b):", "    return a - b"]  # the open buffer follows
     assert not (git_workspace / "notes.txt").exists()
     assert result["tabs_after_restore"] == 1  # the preview tab closed
-    assert _git(git_workspace, "rev-parse", "HEAD") == head
+    if in_git:
+        assert _git(git_workspace, "rev-parse", "HEAD") == head
     assert errors(result) == []
 
 

@@ -11,7 +11,10 @@ H.run(function()
     local labels = vim.tbl_map(function(i)
       return opts.format_item and opts.format_item(i) or tostring(i)
     end, items)
-    table.insert(H.result.selects, { kind = opts.kind, prompt = opts.prompt, items = labels })
+    local kinds = vim.tbl_map(function(i)
+      return type(i) == 'table' and i.kind or vim.NIL
+    end, items)
+    table.insert(H.result.selects, { kind = opts.kind, prompt = opts.prompt, items = labels, item_kinds = kinds })
     vim.defer_fn(function()
       local want = opts.kind == 'agent_checkpoint_action' and action or answers[opts.kind]
       for i, item in ipairs(items) do
