@@ -26,6 +26,7 @@ COMMON_SHARE = 0.5  # a term in more than half the chunks has ~zero BM25 IDF and
 POSTING_BUDGET = 15_000
 MIN_TERMS = 6
 SNIPPET_LINES = 12
+PHRASE_LIMIT = 100  # chunks containing one phrase (tests often repeat it; they are demoted later)
 PER_FILE = 3  # chunk results: at most this many chunks of one file before every other file had its turn
 
 
@@ -308,8 +309,8 @@ def score_chunks(
     if w.phrase:
         for expr in entities.phrase_queries():
             for cid, fid in db.query(
-                "SELECT f.id, c.file_id FROM (SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 20) f "
-                "JOIN chunks c ON c.id = f.id",
+                "SELECT f.id, c.file_id FROM (SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? "
+                f"ORDER BY rank LIMIT {PHRASE_LIMIT}) f JOIN chunks c ON c.id = f.id",
                 ("body : " + expr,),
             ):
                 phrase[int(cid)] = 1.0
