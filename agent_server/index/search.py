@@ -192,14 +192,27 @@ def select_terms(db: IndexDB, ctx: SearchContext, terms: list[str], priority: se
 FILE_TERMS = 64
 
 
+FILE_POSTING_BUDGET = 30_000  # chunk postings (an upper bound of the file postings) the wide file query may touch
+
+
 def _file_terms(db: IndexDB, ctx: SearchContext, q: ParsedQuery) -> list[str]:
-    """Up to `FILE_TERMS` query terms that are not in most chunks, in query order."""
+    """Up to `FILE_TERMS` query terms that are not in most chunks, rarest first while their postings fit the budget."""
     terms = q.fts_terms()
     if not ctx.doc_freq:
         return terms[:FILE_TERMS]
     stems = db.stems(terms)
     limit = max(COMMON_SHARE * ctx.chunk_count, MIN_COMMON_DF)
-    return [t for t in terms if ctx.doc_freq.get(stems.get(t, t), 0) <= limit][:FILE_TERMS]
+    by_df = sorted((ctx.doc_freq.get(stems.get(t, t), 0), pos, t) for pos, t in enumerate(terms))
+    out: list[tuple[int, str]] = []
+    postings = 0
+    for df, pos, t in by_df:
+        if df > limit or len(out) >= FILE_TERMS:
+            break
+        if postings + df > FILE_POSTING_BUDGET:
+            continue
+        postings += df
+        out.append((pos, t))
+    return [t for _, t in sorted(out)]
 
 
 def _fts_query(terms: list[str]) -> str:
