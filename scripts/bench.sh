@@ -12,9 +12,10 @@ echo "== per-round context work (issue 5)"; python tests/benchmarks/bench_contex
 echo "== cold start of serve (issue 15)"; python tests/benchmarks/bench_startup.py
 echo "== cold start of acp against serve (issue 16)"; python tests/benchmarks/bench_acp_startup.py
 echo "== checkpoints on a 10,000-file repository (issue 18)"; python tests/benchmarks/bench_checkpoints.py
+echo "== cold agent-server search vs python -c pass (issue 19)"; python tests/benchmarks/bench_cli_search.py
 REPOS_DIR="${REPOS_DIR:-/work/.mirror}"
 if ls -d "$REPOS_DIR"/*requests* >/dev/null 2>&1; then
-  echo "== retrieval on SWE-bench Lite dev (issue 7)"
+  echo "== retrieval on SWE-bench Lite dev, file level (issues 7, 19)"
   big=$(ls -d "$REPOS_DIR"/sympy*/repo 2>/dev/null | head -1 || true)
   python tests/benchmarks/bench_retrieval.py --repos-dir "$REPOS_DIR" ${big:+--big-repo "$big"}
 else
