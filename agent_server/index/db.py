@@ -140,6 +140,22 @@ class IndexDB:
             conn.close()
         return freqs, total
 
+    def doc_freqs_of(self, stems: Sequence[str]) -> tuple[dict[str, int], int]:
+        """`doc_freqs` for the given stemmed terms only: a one-shot search need not read the whole vocabulary."""
+        with self.lock:
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab_row USING fts5vocab(main, chunks_fts, 'row')"
+            )
+            freqs: dict[str, int] = {}
+            unique = list(dict.fromkeys(stems))
+            for start in range(0, len(unique), 500):
+                batch = unique[start : start + 500]
+                marks = ",".join("?" * len(batch))
+                for t, d in self.conn.execute(f"SELECT term, doc FROM temp.vocab_row WHERE term IN ({marks})", batch):
+                    freqs[str(t)] = int(d)
+            total = int(self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+        return freqs, total
+
     def catalog(self) -> dict[str, CatalogEntry]:
         rows = self.query("SELECT path, id, hash, size, mtime_ns FROM files")
         return {str(r[0]): CatalogEntry(int(r[1]), str(r[2]), int(r[3]), int(r[4])) for r in rows}

@@ -8,7 +8,7 @@ from pathlib import Path
 from .db import IndexDB
 from .entities import analyze_request
 from .graph import SymbolGraph
-from .query import MAX_QUERY_CHARS, QueryTooLongError
+from .query import MAX_QUERY_CHARS, ParsedQuery, QueryTooLongError
 from .search import FileHit, Hit, SearchContext, Weights, build_suffix_map, rank, rank_files
 
 
@@ -23,10 +23,12 @@ def open_existing(db_path: Path) -> IndexDB | None:
     return db
 
 
-def load_context(db: IndexDB) -> SearchContext:
+def load_context(db: IndexDB, q: ParsedQuery) -> SearchContext:
+    """The ranking's context with document frequencies of the query's own terms only."""
     paths = {int(r[0]): str(r[1]) for r in db.query("SELECT id, path FROM files")}
     ctx = SearchContext(SymbolGraph.load(db), paths, build_suffix_map(paths))
-    ctx.doc_freq, ctx.chunk_count = db.doc_freqs()
+    terms = list(dict.fromkeys([*q.fts_terms(), *q.title]))
+    ctx.doc_freq, ctx.chunk_count = db.doc_freqs_of(list(db.stems(terms).values()))
     return ctx
 
 
@@ -35,8 +37,8 @@ def search_once(
 ) -> list[Hit] | list[FileHit]:
     if len(query) > MAX_QUERY_CHARS:
         raise QueryTooLongError(len(query))
-    ctx = load_context(db)
     q = analyze_request(query)
+    ctx = load_context(db, q)
     if files:
         return rank_files(db, ctx, q, limit, prefix, Weights())
     return rank(db, ctx, q, limit, prefix, Weights())

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_server.index.entities import analyze_request
+from agent_server.index.query import MAX_QUERY_CHARS
 from agent_server.index.search import Weights, is_test_path, rank, rank_files
 from agent_server.index.tokenize import STOP_WORDS, split_identifier
 from agent_server.index.workspace_index import WorkspaceIndex
@@ -225,7 +226,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         sub = [r for r in rows if r["repo"] == repo]
         result["by_repo"][repo] = {"n": len(sub), "hybrid": score(sub, "ours"), "ref_bm25": score(sub, "ref")}
     if args.big_repo:
-        result["big_repo"] = await big_repo(Path(args.big_repo), scratch, [t["problem_statement"] for t in tasks])
+        # the server refuses queries past MAX_QUERY_CHARS; one dev statement is longer
+        queries = [t["problem_statement"][:MAX_QUERY_CHARS] for t in tasks]
+        result["big_repo"] = await big_repo(Path(args.big_repo), scratch, queries)
     return result
 
 
