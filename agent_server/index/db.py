@@ -37,6 +37,7 @@ CREATE INDEX IF NOT EXISTS defs_name ON defs(name);
 CREATE INDEX IF NOT EXISTS defs_file ON defs(file_id);
 CREATE TABLE IF NOT EXISTS refs (file_id INTEGER PRIMARY KEY, names TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS embeddings (chunk_id INTEGER PRIMARY KEY, model TEXT NOT NULL, vector BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS graph_cache (id INTEGER PRIMARY KEY CHECK (id = 1), stamp TEXT NOT NULL, data BLOB NOT NULL);
 """
 
 
@@ -163,6 +164,24 @@ class IndexDB:
     def catalog_entry(self, path: str) -> CatalogEntry | None:
         rows = self.query("SELECT id, hash, size, mtime_ns FROM files WHERE path = ?", (path,))
         return CatalogEntry(*(int(rows[0][0]), str(rows[0][1]), int(rows[0][2]), int(rows[0][3]))) if rows else None
+
+    def files_stamp(self) -> str:
+        """A digest of every file's id and content hash: the symbol graph depends on nothing else."""
+        import hashlib
+
+        digest = hashlib.blake2b(digest_size=16)
+        for fid, h in self.query("SELECT id, hash FROM files ORDER BY id"):
+            digest.update(f"{fid}:{h};".encode())
+        return digest.hexdigest()
+
+    def graph_blob(self, stamp: str) -> bytes | None:
+        rows = self.query("SELECT data FROM graph_cache WHERE id = 1 AND stamp = ?", (stamp,))
+        return bytes(rows[0][0]) if rows else None
+
+    def save_graph_blob(self, stamp: str, data: bytes) -> None:
+        """Outside `transaction()`: a cache of derived data is not a write that should invalidate caches."""
+        with self.lock:
+            self.conn.execute("INSERT OR REPLACE INTO graph_cache(id, stamp, data) VALUES (1, ?, ?)", (stamp, data))
 
     def get_meta(self, key: str) -> str | None:
         rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))

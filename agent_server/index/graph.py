@@ -25,6 +25,7 @@ class SymbolGraph:
         self.index = {fid: i for i, fid in enumerate(file_ids)}
         self.src = src
         self.dst = dst
+        self._weight = weight
         out = np.bincount(src, weights=weight, minlength=len(file_ids)) if len(file_ids) else np.zeros(0)
         self.norm_weight = weight / np.maximum(out[src], 1e-12) if len(src) else weight
         self.dangling = out == 0
@@ -63,6 +64,39 @@ class SymbolGraph:
         dst = np.array([p[1] for p in pairs], dtype=np.int64)
         weight = np.array([p[2] for p in pairs], dtype=np.float64)
         return cls(file_ids, src, dst, weight)
+
+    def to_blob(self) -> bytes:
+        """file ids, sources, targets (int64) and weights (float64), each preceded by its length."""
+        ids = np.asarray(self.file_ids, dtype=np.int64)
+        header = np.array([len(ids), len(self.src)], dtype=np.int64)
+        weight = self._weight.astype(np.float64)
+        return b"".join(
+            a.tobytes() for a in (header, ids, self.src.astype(np.int64), self.dst.astype(np.int64), weight)
+        )
+
+    @classmethod
+    def from_blob(cls, data: bytes) -> SymbolGraph:
+        n, m = (int(x) for x in np.frombuffer(data, dtype=np.int64, count=2))
+        ids = np.frombuffer(data, dtype=np.int64, count=n, offset=16)
+        src = np.frombuffer(data, dtype=np.int64, count=m, offset=16 + 8 * n)
+        dst = np.frombuffer(data, dtype=np.int64, count=m, offset=16 + 8 * (n + m))
+        weight = np.frombuffer(data, dtype=np.float64, count=m, offset=16 + 8 * (n + 2 * m))
+        return cls([int(i) for i in ids], src, dst, weight)
+
+    @classmethod
+    def load_cached(cls, db: IndexDB) -> SymbolGraph:
+        """The graph from the database's cache when the files are unchanged since it was saved, else built (and
+        saved for the next process)."""
+        stamp = db.files_stamp()
+        data = db.graph_blob(stamp)
+        if data is not None:
+            try:
+                return cls.from_blob(data)
+            except ValueError:
+                pass  # a truncated or foreign blob: rebuild
+        graph = cls.load(db)
+        db.save_graph_blob(stamp, graph.to_blob())
+        return graph
 
     def pagerank(
         self, personalization: dict[int, float] | None = None, among: set[int] | None = None

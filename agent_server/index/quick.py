@@ -26,7 +26,7 @@ def open_existing(db_path: Path) -> IndexDB | None:
 def load_context(db: IndexDB, q: ParsedQuery) -> SearchContext:
     """The ranking's context with document frequencies of the query's own terms only."""
     paths = {int(r[0]): str(r[1]) for r in db.query("SELECT id, path FROM files")}
-    ctx = SearchContext(SymbolGraph.load(db), paths, build_suffix_map(paths))
+    ctx = SearchContext(SymbolGraph.load_cached(db), paths, build_suffix_map(paths))
     terms = list(dict.fromkeys([*q.fts_terms(), *q.title]))
     ctx.doc_freq, ctx.chunk_count = db.doc_freqs_of(list(db.stems(terms).values()))
     return ctx

@@ -231,7 +231,7 @@ class WorkspaceIndex:
     def _load_context(self) -> SearchContext:
         generation = self.db.generation
         paths = {int(r[0]): str(r[1]) for r in self.db.query("SELECT id, path FROM files")}
-        ctx = SearchContext(SymbolGraph.load(self.db), paths, build_suffix_map(paths))
+        ctx = SearchContext(SymbolGraph.load_cached(self.db), paths, build_suffix_map(paths))
         ctx.doc_freq, ctx.chunk_count = self.db.doc_freqs()
         if self.embedder is not None:
             ctx.vectors = load_vectors(self.db, self.embedder.model)

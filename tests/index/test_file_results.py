@@ -215,3 +215,30 @@ def test_agent_server_search_entry_point_builds_then_answers_from_the_index(proj
     other = subprocess.run([sys.executable, "-m", "agent_server.launch", "--help"], capture_output=True, text=True,
                            timeout=60)  # fmt: skip
     assert other.returncode == 0 and "sessions" in other.stdout  # everything else is the full CLI
+
+
+async def test_the_saved_symbol_graph_matches_a_fresh_one_and_is_dropped_after_an_edit(
+    project: Path, tmp_path: Path
+) -> None:
+    from agent_server.index.graph import SymbolGraph
+
+    index = await built(project, tmp_path)
+    try:
+        fresh = SymbolGraph.load(index.db)
+        assert len(fresh.src) > 0  # the users of reconcile_ledger point at its definer
+        saved = SymbolGraph.load_cached(index.db)  # saved now (or by the search context already)
+        again = SymbolGraph.load_cached(index.db)
+        for g in (saved, again):
+            assert g.file_ids == fresh.file_ids
+            assert sorted(zip(g.src.tolist(), g.dst.tolist(), strict=True)) == sorted(
+                zip(fresh.src.tolist(), fresh.dst.tolist(), strict=True)
+            )
+        assert again.pagerank({fresh.file_ids[0]: 1.0}) == fresh.pagerank({fresh.file_ids[0]: 1.0})
+        stamp = index.db.files_stamp()
+        await index.update_file(project / "pkg" / "audit.py", "def unrelated():\n    return 1\n")
+        assert index.db.files_stamp() != stamp
+        assert index.db.graph_blob(index.db.files_stamp()) is None  # the saved graph is stale: not used
+        rebuilt = SymbolGraph.load_cached(index.db)
+        assert len(rebuilt.src) == len(SymbolGraph.load(index.db).src) < len(fresh.src)
+    finally:
+        index.close()
