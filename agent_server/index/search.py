@@ -26,6 +26,7 @@ COMMON_SHARE = 0.5  # a term in more than half the chunks has ~zero BM25 IDF and
 POSTING_BUDGET = 15_000
 MIN_TERMS = 6
 SNIPPET_LINES = 12
+TITLE_LIMIT = 100  # chunks whose path or symbols match title words
 PHRASE_LIMIT = 100  # chunks containing one phrase (tests often repeat it; they are demoted later)
 PER_FILE = 3  # chunk results: at most this many chunks of one file before every other file had its turn
 
@@ -215,6 +216,16 @@ def _file_terms(db: IndexDB, ctx: SearchContext, q: ParsedQuery) -> list[str]:
     return [t for _, t in sorted(out)]
 
 
+def _title_terms(db: IndexDB, ctx: SearchContext, q: ParsedQuery) -> list[str]:
+    """Title words not in most chunks (those only cost time: their posting lists are the longest)."""
+    words = [t for t in dict.fromkeys(q.title) if t.isidentifier()][:12]
+    if not ctx.doc_freq or not words:
+        return words
+    stems = db.stems(words)
+    limit = max(COMMON_SHARE * ctx.chunk_count, MIN_COMMON_DF)
+    return [t for t in words if ctx.doc_freq.get(stems.get(t, t), 0) <= limit]
+
+
 def _fts_query(terms: list[str]) -> str:
     return " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
 
@@ -330,12 +341,12 @@ def score_chunks(
                 chunk_file[int(cid)] = int(fid)
 
     title: dict[int, float] = {}
-    title_terms = [t for t in dict.fromkeys(q.title) if t.isidentifier()][:12]
+    title_terms = _title_terms(db, ctx, q)
     if w.title and title_terms:
         rows = db.query(
             "SELECT f.id, f.rank, c.file_id FROM (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? "
             "ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.id",
-            ("{path symbols} : (" + _fts_query(title_terms) + ")", FTS_LIMIT),
+            ("{path symbols} : (" + _fts_query(title_terms) + ")", TITLE_LIMIT),
         )
         ttop = max((-float(r) for _, r, _ in rows), default=1.0) or 1.0
         for cid, r, fid in rows:
