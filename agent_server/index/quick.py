@@ -26,7 +26,9 @@ def open_existing(db_path: Path) -> IndexDB | None:
 def load_context(db: IndexDB, q: ParsedQuery) -> SearchContext:
     """The ranking's context with document frequencies of the query's own terms only."""
     paths = {int(r[0]): str(r[1]) for r in db.query("SELECT id, path FROM files")}
-    ctx = SearchContext(SymbolGraph.load_cached(db), paths, build_suffix_map(paths))
+    # The suffix map only serves path and frame mentions; a one-shot search without any skips building it.
+    by_suffix = build_suffix_map(paths) if (q.paths or q.frames) else {}
+    ctx = SearchContext(SymbolGraph.load_cached(db), paths, by_suffix)
     terms = list(dict.fromkeys([*q.fts_terms(), *q.title]))
     ctx.doc_freq, ctx.chunk_count = db.doc_freqs_of(list(db.stems(terms).values()))
     return ctx
