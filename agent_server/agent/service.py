@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,26 +18,20 @@ from ..context import estimate_message
 from ..errors import AgentServerError, InvalidParamsError, SessionNotFoundError
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
-from ..llm.text_tools import recover_tool_calls
 from ..messages import Message
 from ..store import Store
 from ..tools.builtin import builtin_tools
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
 from . import checkpointing, modes
-from .checkpointing import checkpoint_hook
 from .client import AgentClient
 from .content import display_text, prompt_text
-from .context_step import ContextStep
 from .hot_context import with_hot_context
 from .indexing import IndexService
-from .loop import Turn, run_turn
-from .orchestrator import orchestrate, run_subturn
-from .prompts import system_prompt
+from .profiled_turn import run_profiled_turn
 from .relay import UpdateRelay
 from .replay import replay_updates
 from .session import Session
-from .subagents import RUN_AGENT, run_agent_tool
 from .titles import title_from_prompt
 
 log = logging.getLogger(__name__)
@@ -49,8 +43,6 @@ def _checkpoints(settings: Settings, store: Store) -> CheckpointService | None:
     if not cfg.enabled:
         return None
     return CheckpointService(store, CheckpointLimits(cfg.max_per_session, cfg.max_age_days, cfg.max_file_bytes))
-
-
 
 
 class AgentService:
@@ -237,7 +229,7 @@ class AgentService:
         )
         await session.mcp.start()
 
-    def _tools_for(self, session: Session, profile: Profile | None = None) -> ToolRegistry:
+    def tools_for(self, session: Session, profile: Profile | None = None) -> ToolRegistry:
         """Built-ins plus the MCP tools that are ready now, as the session's profile allows."""
         tools = builtin_tools(self.settings) + (session.mcp.tools() if session.mcp is not None else [])
         if profile is not None:
@@ -383,76 +375,7 @@ class AgentService:
             session.title = title_from_prompt(text)
         try:
             await self._auto_context(session, text, record, relay)
-            provider, model, info = await self.provider()
-            system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt)
-            system += shaped.system_extra
-
-            def fresh_context(history: Callable[[list[Message]], Awaitable[None]] = persist) -> ContextStep:
-                step = ContextStep(settings, system, info, provider.name, history)
-                step.system_extra = shaped.system_extra
-                return step
-
-            async def keep_nothing(history: list[Message]) -> None:  # a sub-turn's history is scratch
-                return None
-
-            turn = Turn(
-                session=session,
-                client=client,
-                provider=provider,
-                model=shaped.model or model,
-                settings=settings,
-                tools=self._tools_for(session, profile),
-                policy=PermissionPolicy(settings.tools, self.store),
-                context=fresh_context(),
-                record=record,
-                relay=relay,
-                services=self.services,
-                recover_calls=recover_tool_calls,
-                checkpoint=checkpoint_hook(self.checkpoints, session, turn_message_id, text)
-                if self.checkpoints is not None
-                else None,
-            )
-            if profile.spec.tools and RUN_AGENT in profile.spec.tools:
-
-                async def delegate(name: str, task: str, parent: str | None) -> str:
-                    target = self.modes.catalog(session).get(name)
-                    sub = modes.setup(target, self.settings)
-                    sub_system = system_prompt(session.cwd, sub.settings.agent.profile, None) + sub.system_extra
-                    context = ContextStep(sub.settings, sub_system, info, provider.name, keep_nothing)
-                    context.system_extra = sub.system_extra
-                    tools = self._tools_for(session, target)
-                    tools.unregister(RUN_AGENT)  # a subagent does not delegate again
-                    policy = PermissionPolicy(sub.settings.tools, self.store)
-                    summary, _stop = await run_subturn(
-                        turn,
-                        task,
-                        sub.model or turn.model,
-                        context,
-                        parent or "",
-                        tools=tools,
-                        policy=policy,
-                        settings=sub.settings,
-                    )
-                    return summary
-
-                callable_agents = {
-                    p.name: p.spec.description
-                    for p in self.modes.catalog(session).profiles.values()
-                    if p.spec.kind != "orchestrate" and p.name != profile.name
-                }
-                turn.tools.register(run_agent_tool(callable_agents, delegate), replace=True)
-            if profile.spec.kind == "orchestrate":
-                spec = profile.spec
-                stop = await orchestrate(
-                    turn,
-                    text,
-                    planner=spec.planner_model or turn.model,
-                    worker=spec.worker_model or turn.model,
-                    max_steps=spec.max_steps,
-                    fresh_context=lambda: fresh_context(keep_nothing),
-                )
-            else:
-                stop = await run_turn(turn)
+            stop = await run_profiled_turn(self, session, shaped, text, client, relay, record, persist, turn_message_id)
         except asyncio.CancelledError:
             await relay.flush()
             return "cancelled"
