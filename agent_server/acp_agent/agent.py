@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from .. import __version__, acp, logging_setup
 from .. import config as config_mod
 from ..agent.service import AgentService
 from ..agent.session import Session
+from ..stdio import claim_stdout
 from . import commands, options
 from .client import AcpClient
 from .rpc import INVALID_PARAMS, Connection, LineReader, RpcFailure
@@ -247,9 +247,7 @@ async def _open_stdin() -> LineReader:
 def serve_stdio(cli_overrides: dict[str, Any] | None = None) -> None:
     """Serve ACP on stdin/stdout. File descriptor 1 is kept for JSON-RPC alone: anything else that writes to
     stdout (a library's print, a child process that inherits it) lands on stderr instead."""
-    wire = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
+    wire = claim_stdout()
 
     def write(data: bytes) -> None:
         wire.write(data)

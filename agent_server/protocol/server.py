@@ -467,14 +467,14 @@ class _LogForwarder(logging.Handler):
 
 
 def serve_stdio(server: AgentLanguageServer) -> None:
-    import sys
-
     from pygls.io_ import StdoutWriter
+
+    from ..stdio import claim_stdout
 
     logging.getLogger().addHandler(_LogForwarder(server))
     stop = threading.Event()
     server._stop_event = stop
-    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    server.protocol.set_writer(StdoutWriter(claim_stdout()))
     try:
         asyncio.run(serve_stdin(server.protocol, stop))
     except (BrokenPipeError, KeyboardInterrupt, SystemExit):
