@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import IndexConfig
+from ..tools.base import Services
 from .client import AgentClient
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,7 @@ class IndexService:
         self,
         root: Path,
         config: IndexConfig,
-        services: dict[str, Any],
+        services: Services,
         on_built: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         from ..index.workspace_index import WorkspaceIndex

@@ -18,7 +18,7 @@ from ..config import Settings
 from ..errors import ContextOverflowError, LLMError
 from ..llm.base import ChatRequest, GenerationOptions, Provider
 from ..messages import Message, ToolCall
-from ..tools.base import Tool
+from ..tools.base import Services, Tool
 from . import prompts
 from .analysis import analyze
 from .client import AgentClient
@@ -54,7 +54,7 @@ class Turn:
     context: ContextStep
     record: Callable[[Message], Awaitable[None]]
     relay: UpdateRelay
-    services: dict[str, Any] = field(default_factory=dict)
+    services: Services = field(default_factory=lambda: Services())
     recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], str]] | None = None
     # Called before a tool that may change files runs (after approval): takes the turn's checkpoint.
     checkpoint: Callable[[Tool, dict[str, Any]], Awaitable[None]] | None = None

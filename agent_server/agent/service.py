@@ -20,6 +20,7 @@ from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
 from ..messages import Message
 from ..store import Store
+from ..tools.base import Services
 from ..tools.builtin import builtin_tools
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
@@ -53,7 +54,7 @@ class AgentService:
         self.client = client  # for background reports (MCP server failures); turns get their own
         self.roots = [r.resolve() for r in (roots or [])]
         self.sessions: dict[str, Session] = {}
-        self.services: dict[str, Any] = {}
+        self.services = Services()
         self._provider: Provider | None = None
         self._model: str | None = None
         self._model_info: ModelInfo | None = None

@@ -6,14 +6,24 @@ from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from .. import acp
 
 if TYPE_CHECKING:
     from ..agent.client import AgentClient
+    from ..llm.capabilities import CapabilityCache
+    from .codebase import CodeIndex
 
 Policy = Literal["allow", "ask", "deny"]
+
+
+class Services(TypedDict, total=False):
+    """Long-lived parts that tools and turns may use, shared by reference and filled in as they become available
+    (the index once it is loaded or built)."""
+
+    index: CodeIndex
+    capability_cache: CapabilityCache
 
 
 @dataclass
@@ -43,7 +53,7 @@ class ToolContext:
     session_id: str
     roots: list[Path]  # workspace roots; the first is the session cwd
     client: AgentClient
-    services: dict[str, Any] = field(default_factory=dict)  # e.g. {"index": ..., "store": ...}
+    services: Services = field(default_factory=lambda: Services())
     # How many characters a result may have to fit the model's window (None: no limit beyond the registry's).
     # Tools that can page (read_file, search_text, run_command, MCP results) return a page of this size with
     # a marker saying how to get the rest, instead of a result that would be cut later.
