@@ -10,8 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from .. import acp
-from ..agents import ProfileError
-from ..agents.builder import create_profile, describe_catalog
 from .errors import INVALID_PARAMS, RpcError
 
 if TYPE_CHECKING:
@@ -50,6 +48,8 @@ def register(server: AgentLanguageServer) -> None:
 
     @rpc(server, "agent/session/set_mode")
     async def session_set_mode(params: dict[str, Any]) -> dict[str, Any]:
+        from ..agents import ProfileError
+
         req = SetModeParams.model_validate(params)
         agent = server.require_agent()
         try:
@@ -62,11 +62,16 @@ def register(server: AgentLanguageServer) -> None:
 
     @rpc(server, "agent/_agents/list")
     async def agents_list(params: dict[str, Any]) -> dict[str, Any]:
+        from ..agents.builder import describe_catalog
+
         req = ListAgentsParams.model_validate(params)
         return describe_catalog(workspace(req.cwd), server.require_agent().store.path)
 
     @rpc(server, "agent/_agents/create")
     async def agents_create(params: dict[str, Any]) -> dict[str, Any]:
+        from ..agents import ProfileError
+        from ..agents.builder import create_profile
+
         req = CreateAgentParams.model_validate(params)
         try:
             path = create_profile(

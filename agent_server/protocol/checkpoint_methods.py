@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from ..checkpoints import CheckpointNotFoundError, CheckpointRecord, FileDiff
 from .errors import RESOURCE_NOT_FOUND, RpcError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the checkpoint package loads with the agent, not before `initialize` is answered
+    from ..checkpoints import CheckpointNotFoundError, CheckpointRecord, FileDiff
     from .server import AgentLanguageServer
 
 
@@ -65,6 +65,11 @@ def _not_found(exc: CheckpointNotFoundError) -> RpcError:
 def register(server: AgentLanguageServer) -> None:
     from .server import rpc
 
+    def not_found_type() -> type[CheckpointNotFoundError]:
+        from ..checkpoints import CheckpointNotFoundError
+
+        return CheckpointNotFoundError
+
     def checkpoints() -> Any:
         return server.require_agent().require_checkpoints()
 
@@ -80,7 +85,7 @@ def register(server: AgentLanguageServer) -> None:
         try:
             record = await checkpoints().get(req.checkpoint_id)
             changes = await checkpoints().changes(req.checkpoint_id)
-        except CheckpointNotFoundError as exc:
+        except not_found_type() as exc:
             raise _not_found(exc) from exc
         return {"checkpoint": checkpoint_json(record), "files": [diff_json(d) for d in changes]}
 
@@ -92,7 +97,7 @@ def register(server: AgentLanguageServer) -> None:
                 files = await checkpoints().preview_restore(req.checkpoint_id)
                 return {"files": [diff_json(d) for d in files], "conversationCut": False, "restored": False}
             result = await server.require_agent().restore_checkpoint(req.checkpoint_id, server.client, req.conversation)
-        except CheckpointNotFoundError as exc:
+        except not_found_type() as exc:
             raise _not_found(exc) from exc
         return {
             "files": [diff_json(d) for d in result.files],
