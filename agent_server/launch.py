@@ -8,6 +8,12 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["serve"] and "--tcp" not in args and not {"-h", "--help"} & set(args):
+        # The editor's `initialize` is answered before pygls and the agent load (protocol/early_initialize.py).
+        from . import __version__
+        from .protocol.early_initialize import take
+
+        take(__version__)
     if args[:1] == ["search"]:
         from .errors import AgentServerError
         from .index.cli import main as index_main

@@ -57,10 +57,16 @@ def make_converter() -> Any:
 class AgentProtocol(LanguageServerProtocol):
     _server: AgentLanguageServer
 
+    swallow_id: int | str | None = None  # the `initialize` answered before pygls loaded (early_initialize.py)
+
     def _send_data(self, data: Any) -> None:
         """pygls's, with orjson (UTF-8, byte Content-Length); anything orjson refuses goes the stdlib way."""
         if not data:
             return
+        if self.swallow_id is not None and getattr(data, "id", None) == self.swallow_id:
+            if not hasattr(data, "method"):  # the response, not a request of ours that happens to share the id
+                self.swallow_id = None
+                return
         if self.writer is None or not self._include_headers:
             super()._send_data(data)
             return
@@ -470,13 +476,16 @@ def serve_stdio(server: AgentLanguageServer) -> None:
     from pygls.io_ import StdoutWriter
 
     from ..stdio import claim_stdout
+    from .early_initialize import pending
 
     logging.getLogger().addHandler(_LogForwarder(server))
     stop = threading.Event()
     server._stop_event = stop
     server.protocol.set_writer(StdoutWriter(claim_stdout()))
+    protocol: AgentProtocol = server.protocol  # type: ignore[assignment]
+    protocol.swallow_id = pending.answered_id
     try:
-        asyncio.run(serve_stdin(server.protocol, stop))
+        asyncio.run(serve_stdin(server.protocol, stop, pending.prefix))
     except (BrokenPipeError, KeyboardInterrupt, SystemExit):
         pass
     finally:

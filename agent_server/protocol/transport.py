@@ -9,13 +9,14 @@ is answered or skipped; reading resumes at the next Content-Length header, where
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 import re
 import stat
 import sys
 import threading
-from typing import Protocol
+from typing import Any, Protocol
 
 from .inbound import INVALID_REQUEST, RpcProtocol, dispatch, error_message
 
@@ -82,33 +83,56 @@ async def read_loop(reader: AsyncReader, protocol: RpcProtocol, stop: threading.
             log.exception("unexpected error while handling a message")
 
 
-async def open_stdin() -> AsyncReader:
+async def open_stdin(prefix: bytes = b"") -> AsyncReader:
     """stdin read by the event loop itself when it is a pipe or socket (what editors give us): no thread hand-off
     per line. A terminal or a regular file gets the thread reader (making a tty non-blocking would leak to the shell).
+    `prefix`: bytes already read from stdin (the early `initialize`), to be read first.
     """
     try:
         mode = os.fstat(sys.stdin.fileno()).st_mode
     except (OSError, ValueError):
-        return StdinReader()
+        return StdinReader(prefix)
     if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        return StdinReader()
+        return StdinReader(prefix)
     reader = asyncio.StreamReader(limit=_LINE_LIMIT)
     try:
         await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     except (OSError, ValueError):
-        return StdinReader()
+        return StdinReader(prefix)
+    if prefix:
+        reader.feed_data(prefix)  # before any byte the pipe delivers: the loop only reads on its next turn
     return reader
 
 
-async def serve_stdin(protocol: RpcProtocol, stop: threading.Event) -> None:
-    await read_loop(await open_stdin(), protocol, stop)
+async def serve_stdin(protocol: RpcProtocol, stop: threading.Event, prefix: bytes = b"") -> None:
+    await read_loop(await open_stdin(prefix), protocol, stop)
+
+
+class _Prefixed(io.RawIOBase):
+    """stdin with bytes already read put back in front."""
+
+    def __init__(self, prefix: bytes) -> None:
+        self._prefix = prefix
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = os.read(0, len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 class StdinReader:
     """Blocking stdin reads in a thread, so the event loop keeps running."""
 
-    def __init__(self) -> None:
-        self._stdin = sys.stdin.buffer
+    def __init__(self, prefix: bytes = b"") -> None:
+        self._stdin: Any = io.BufferedReader(_Prefixed(prefix)) if prefix else sys.stdin.buffer
 
     async def readline(self) -> bytes:
         return await asyncio.to_thread(self._readline)
