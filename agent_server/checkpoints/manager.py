@@ -217,79 +217,58 @@ class CheckpointService:
         """What the turn changed: its files before the first change → at the end of the turn (or now, while the
         turn still runs)."""
         record = await self.get(checkpoint_id)
-        return await asyncio.to_thread(self._changes, record, True)
+        return [_diff(path, old, new) for path, old, new in await asyncio.to_thread(self._compare, record, True)]
 
     async def preview_restore(self, checkpoint_id: str) -> list[FileDiff]:
         """What a restore would do: the workspace now → as it was before the turn."""
         record = await self.get(checkpoint_id)
-        return [_reverse(d) for d in await asyncio.to_thread(self._changes, record, False)]
+        return [_diff(path, new, old) for path, old, new in await asyncio.to_thread(self._compare, record, False)]
 
-    def _changes(self, record: CheckpointRecord, at_turn_end: bool) -> list[FileDiff]:
-        """Before the turn → the end of the turn (`at_turn_end`, once recorded) or the workspace now."""
+    def _compare(self, record: CheckpointRecord, at_turn_end: bool) -> list[tuple[str, bytes | None, bytes | None]]:
+        """(path, content before the turn, content at the end of the turn (`at_turn_end`, once recorded) or now)
+        for every file of the workspace that differs; None where the file does not exist."""
         workspace = Path(record.workspace)
         if record.kind == "files":
-            diffs = []
+            found = []
             for copy in self.table.copies(record.id):
                 after = copy.after if (at_turn_end and copy.after_recorded) else _read(Path(copy.path))
                 if after != copy.before:
-                    diffs.append(_diff(copy.path, copy.before, after))
-            return diffs
+                    found.append((copy.path, copy.before, after))
+            return found
         repo = self._repo(workspace)
         if repo is None or record.before_ref is None:
             raise GitError(f"the repository of {workspace} is gone")
         after_ref = record.after_ref if at_turn_end else None
         target = after_ref or repo.snapshot(f"{record.id}/now", "agent-server checkpoint: the work tree now")
-        diffs = []
+        found = []
         for change in repo.changes(record.before_ref, target):
             path = (repo.top / change.path).resolve()
             if not _inside(path, workspace):
                 continue  # the repository is bigger than the workspace: only the workspace is ours
             old = repo.blob(change.old_blob) if change.old_blob else None
             new = repo.blob(change.new_blob) if change.new_blob else None
-            diffs.append(_diff(str(path), old, new))
+            found.append((str(path), old, new))
         if after_ref is None:
             repo.delete_ref(f"{record.id}/now")
-        return diffs
+        return found
 
     # --- restoring ------------------------------------------------------------------------------------
 
     async def restore(self, checkpoint_id: str, client: AgentClient | None) -> RestoreResult:
         """Put every file the turn (and everything after it) changed back as it was before the turn."""
         record = await self.get(checkpoint_id)
-        diffs = await self.preview_restore(checkpoint_id)
+        found = await asyncio.to_thread(self._compare, record, False)
+        for path, before, _now in found:
+            await _put_back(Path(path), before, client)
         notes = [] if record.kind == "git" else [NOT_TRACKED_NOTE]
-        originals = await asyncio.to_thread(self._originals, record, diffs)
-        for diff in diffs:
-            await _put_back(Path(diff.path), originals[diff.path], client)
-        return RestoreResult(files=diffs, conversation_cut=False, notes=notes)
-
-    def _originals(self, record: CheckpointRecord, diffs: list[FileDiff]) -> dict[str, bytes | None]:
-        wanted = {d.path for d in diffs}
-        if record.kind == "files":
-            return {c.path: c.before for c in self.table.copies(record.id) if c.path in wanted}
-        repo = self._repo(Path(record.workspace))
-        assert repo is not None and record.before_ref is not None
-        result: dict[str, bytes | None] = {}
-        target = repo.snapshot(f"{record.id}/now", "agent-server checkpoint: the work tree now")
-        for change in repo.changes(record.before_ref, target):
-            path = str((repo.top / change.path).resolve())
-            if path in wanted:
-                result[path] = repo.blob(change.old_blob) if change.old_blob else None
-        repo.delete_ref(f"{record.id}/now")
-        return result
+        return RestoreResult(
+            files=[_diff(path, now, before) for path, before, now in found], conversation_cut=False, notes=notes
+        )
 
     async def forget_from(self, session_id: str, turn_message_id: int) -> None:
         """The conversation was cut at a turn: its checkpoint and later ones belong to removed turns."""
         records = await asyncio.to_thread(self.table.select, session_id)
         await asyncio.to_thread(self._drop, [r for r in records if r.turn_message_id >= turn_message_id])
-
-    async def disk_bytes(self, checkpoint_id: str) -> int:
-        return await asyncio.to_thread(self.table.bytes_used, checkpoint_id)
-
-
-def _reverse(diff: FileDiff) -> FileDiff:
-    status = {"added": "deleted", "deleted": "added"}.get(diff.status, diff.status)
-    return FileDiff(diff.path, status, diff.new_text, diff.old_text, diff.binary)
 
 
 async def _put_back(path: Path, data: bytes | None, client: AgentClient | None) -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-import time
 from dataclasses import dataclass
+from typing import Literal, cast
 
 from ..store.db import Database
 
-Kind = str  # "git" (snapshots are commits under private refs) or "files" (copies of touched files in SQLite)
+Kind = Literal["git", "files"]  # git: snapshots are commits under private refs; files: copies in SQLite
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def _row(r: sqlite3.Row) -> CheckpointRecord:
         workspace=r["workspace"],
         turn_message_id=r["turn_message_id"],
         prompt=r["prompt"],
-        kind=r["kind"],
+        kind=cast(Kind, r["kind"]),
         before_ref=r["before_ref"],
         after_ref=r["after_ref"],
         created_at=r["created_at"],
@@ -146,16 +146,3 @@ class CheckpointTable:
             )
             for r in rows
         ]
-
-    def bytes_used(self, checkpoint_id: str) -> int:
-        with self.db.read() as conn:
-            row = conn.execute(
-                "SELECT COALESCE(SUM(LENGTH(before)), 0) + COALESCE(SUM(LENGTH(after)), 0) FROM checkpoint_files"
-                " WHERE checkpoint_id = ?",
-                (checkpoint_id,),
-            ).fetchone()
-        return int(row[0] or 0)
-
-
-def now() -> float:
-    return time.time()
