@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
+from ..context import answer_reserve, choose_num_ctx, estimate_messages
 from ..llm.base import ChatRequest, GenerationOptions
 from ..messages import Message, TextDelta, ToolCall
 from .client import AgentClient, ClientFeatures, FileChange, ProgressReporter
@@ -52,9 +53,24 @@ def parse_plan(text: str, limit: int) -> list[str]:
     return steps or ([text.strip()[:500]] if text.strip() else [])
 
 
+def _options(
+    turn: Turn, messages: list[Message], temperature: float | None, think: bool | str | None
+) -> GenerationOptions:
+    """The session's sticky num_ctx for Ollama, as every other request of the session sends (a changed num_ctx makes
+    Ollama reload the model, and none means its small default, which silently truncates)."""
+    num_ctx = None
+    if turn.context.provider_name == "ollama":
+        wanted = estimate_messages(messages) + answer_reserve(turn.context.window, turn.settings.context.min_remaining)
+        num_ctx = choose_num_ctx(turn.context.window, min(wanted, turn.context.window), turn.session.num_ctx)
+        turn.session.num_ctx = num_ctx
+    return GenerationOptions(
+        temperature=temperature, think=think, num_ctx=num_ctx, keep_alive=turn.settings.llm.keep_alive
+    )
+
+
 async def ask_model(turn: Turn, model: str, messages: list[Message]) -> str:
     """A call whose text is not shown as it streams (the plan): collected, then used."""
-    request = ChatRequest(model=model, messages=messages, options=GenerationOptions(temperature=0.2, think=False))
+    request = ChatRequest(model=model, messages=messages, options=_options(turn, messages, 0.2, False))
     parts: list[str] = []
     stream = turn.provider.stream_chat(request)
     try:
@@ -175,13 +191,13 @@ async def orchestrate(
         if stop == "cancelled":
             return "cancelled"
     done = "\n".join(f"{i + 1}. {s}: {summary}" for i, (s, summary) in enumerate(zip(steps, summaries, strict=True)))
+    messages = [
+        Message(role="system", content=turn.context.system_prompt),
+        Message(role="user", content=SYNTHESIS_PROMPT.format(request=request_text, summaries=done)),
+    ]
+    llm = turn.settings.llm
     synthesis = ChatRequest(
-        model=planner,
-        messages=[
-            Message(role="system", content=turn.context.system_prompt),
-            Message(role="user", content=SYNTHESIS_PROMPT.format(request=request_text, summaries=done)),
-        ],
-        options=GenerationOptions(temperature=turn.settings.llm.temperature, think=turn.settings.llm.think),
+        model=planner, messages=messages, options=_options(turn, messages, llm.temperature, llm.think)
     )
     reply = ModelReply(message=Message(role="assistant"))
     await call_model(turn.provider, synthesis, turn.relay, reply)

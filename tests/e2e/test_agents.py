@@ -139,6 +139,8 @@ async def test_orchestrator_plans_with_one_model_and_works_with_another(
     requests = fake_llm.chat_requests()
     models = [r.json["model"] for r in requests]
     assert models == ["qwen3:8b"] + ["worker:latest"] * 6 + ["qwen3:8b"]
+    num_ctx = {r.json["options"].get("num_ctx") for r in requests}
+    assert len(num_ctx) == 1 and None not in num_ctx, "every request of the session sends the same num_ctx"
     # Each step starts fresh: step 2 never sees step 1's file, only its summary.
     step2 = json.dumps(requests[3].json)
     assert "Read b.txt" in step2 and "a.txt holds SECRET-A." in step2 and "SECRET-A SECRET-A" not in step2
