@@ -6,11 +6,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import IndexConfig
 from ..tools.base import Services
 from .client import AgentClient
+
+if TYPE_CHECKING:  # the index (numpy, SQLite) loads with the service, not with this module
+    from ..index.embeddings import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -99,11 +102,26 @@ class IndexService:
     def cancel(self) -> None:
         self._cancel.set()
 
-    def start_embedding(self, embedder: Any, idle: asyncio.Event) -> None:
-        """Embed chunks without vectors in the background, pausing whenever a chat turn is running."""
+    def start_embedding(self, embedder: Embedder, idle: asyncio.Event) -> None:
+        """Embed chunks without vectors in the background, pausing whenever a chat turn is running. Searches fuse the
+        vectors with the lexical ranking as they arrive; a failing embedding server leaves search lexical."""
         self.index.embedder = embedder
         if self._embed is None or self._embed.done():
-            self._embed = asyncio.ensure_future(self.index.embed_pending(idle=idle, cancel=self._cancel))
+            self._embed = asyncio.ensure_future(self._embed_all(embedder, idle))
+
+    async def _embed_all(self, embedder: Embedder, idle: asyncio.Event) -> int:
+        try:
+            done = await self.index.embed_pending(idle=idle, cancel=self._cancel)
+        except Exception as exc:  # the server is down, or answered nonsense: the lexical ranking still works
+            log.warning(
+                "embedding chunks with %s stopped (%s): search ranks without vectors for chunks not embedded yet; "
+                "the next index build retries",
+                embedder.model,
+                str(exc) or type(exc).__name__,
+            )
+            return 0
+        log.info("embedded %d chunks with %s", done, embedder.model)
+        return done
 
     async def embedding_done(self) -> int:
         return await self._embed if self._embed is not None else 0

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .db import CatalogEntry, IndexDB, default_db_path
-from .embeddings import Embedder, embed_pending, load_vectors, query_vector
+from .embeddings import Embedder, embed_pending, embed_query, load_vectors
 from .entities import analyze_request
 from .graph import SymbolGraph
 from .pool import discard_pool, shared_pool, usable_cpus, warm_pool
@@ -287,7 +287,7 @@ class WorkspaceIndex:
         ctx.edited_files = {p: 0.5 ** ((now - t) / EDIT_HALF_LIFE_S) for p, t in self._edited.items()}
         qvec = None
         if self.embedder is not None and ctx.vectors is not None:
-            qvec = query_vector((await self.embedder.embed([query]))[0])
+            qvec = await embed_query(self.embedder, query, ctx.vectors[1].shape[1])  # None: lexical only
         if len(query) > MAX_QUERY_CHARS:
             raise QueryTooLongError(len(query))
         return ctx, qvec

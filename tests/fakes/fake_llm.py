@@ -37,10 +37,12 @@ import dataclasses
 import hashlib
 import json
 import math
+import re
 import sys
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -555,6 +557,26 @@ def fake_embedding(text: str, dim: int = 8) -> list[float]:
     return [x / norm for x in raw]
 
 
+_FUNCTION_WORDS = frozenset(
+    "a an and are as at be by for from if in is it of on or so the to we when where with".split()
+)
+
+
+def bag_of_words_embedding(text: str, dim: int = 64, synonyms: Mapping[str, str] | None = None) -> list[float]:
+    """A deterministic unit vector that acts like a tiny semantic model: every word (lower case, identifiers split on
+    `_` and camelCase, `synonyms` mapped to one spelling, a few function words left out) adds weight to a dimension
+    picked by its hash, so texts with words (or synonyms) in common are near each other. Use as `fake.embedding_fn`."""
+    words = [w.lower() for part in re.findall(r"[A-Za-z]+", text) for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+", part)]
+    vec = [0.0] * dim
+    for w in words:
+        if w in _FUNCTION_WORDS:
+            continue
+        w = (synonyms or {}).get(w, w)
+        vec[int.from_bytes(hashlib.sha256(w.encode()).digest()[:4], "big") % dim] += 1.0
+    norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+    return [x / norm for x in vec]
+
+
 class FakeLLMServer:
     """See the module docstring."""
 
@@ -567,6 +589,9 @@ class FakeLLMServer:
         self.flavor: Literal["both", "ollama", "openai"] = "both"
         self.version = "0.12.6"
         self.embedding_dim = 8
+        self.embedding_fn: Callable[[str], list[float]] | None = None  # else fake_embedding(text, embedding_dim)
+        # Longer inputs get llama-server's 500 "input (N tokens) is too large" (a 512-token embedding model).
+        self.embedding_max_chars: int | None = None
         # llama.cpp's GET /props body (None = 404, as Ollama, vLLM and LM Studio answer), e.g. recorded.props().
         self.props: dict[str, Any] | None = None
         # LM Studio's GET /api/v0/models entries (None = 404), e.g. [{"id": ..., "loaded_context_length": 4096}].
@@ -880,7 +905,11 @@ class FakeLLMServer:
                     }
                 },
             )
-        vecs = [fake_embedding(x, self.embedding_dim) for x in items]
+        longest = max(map(len, items), default=0)
+        if self.embedding_max_chars is not None and longest > self.embedding_max_chars:
+            message = f"input ({longest // 4} tokens) is too large to process. increase the physical batch size"
+            return await self._json(writer, 500, {"error": {"code": 500, "message": message, "type": "server_error"}})
+        vecs = [self.embedding_fn(x) if self.embedding_fn else fake_embedding(x, self.embedding_dim) for x in items]
         if req.path == "/api/embed":
             return await self._json(
                 writer,
@@ -1095,6 +1124,7 @@ __all__ = [
     "Text",
     "Thinking",
     "ToolCalls",
+    "bag_of_words_embedding",
     "fake_embedding",
 ]
 
