@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +18,13 @@ if TYPE_CHECKING:  # the search path must not load the chunker (tree-sitter) jus
     from .prepare import PreparedFile
 
 SCHEMA_VERSION = 3  # an index of another version is dropped and rebuilt (it is only a cache)
+CONTENT_VERSION = "content_version"  # meta key bumped by every write that adds, changes or removes a file
+STEM_CACHE_MAX = 50_000
+# Path matches weigh most, then defined symbols, then the body text. Queries order by these expressions rather than
+# by FTS5's `rank` column: same scores, but `ORDER BY rank` sorts every match before the LIMIT applies (about a
+# third slower on a large repository).
+CHUNK_BM25 = "bm25(chunks_fts, 4.0, 3.0, 1.0)"
+FILE_BM25 = "bm25(files_fts, 4.0, 1.0)"
 _TOKENIZER = "\"porter unicode61 tokenchars '_'\""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -72,8 +79,7 @@ class IndexDB:
             self._drop_other_versions()
             fresh = self.conn.execute("SELECT name FROM sqlite_master WHERE name = 'chunks_fts'").fetchone() is None
             self.conn.executescript(SCHEMA)
-            if fresh:
-                # Path matches weigh most, then defined symbols, then the body text.
+            if fresh:  # the `rank` column scores like CHUNK_BM25 / FILE_BM25 (for ad-hoc queries)
                 self.conn.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('rank', 'bm25(4.0, 3.0, 1.0)')")
                 self.conn.execute("INSERT INTO files_fts(files_fts, rank) VALUES ('rank', 'bm25(4.0, 1.0)')")
             self.conn.execute(
@@ -83,6 +89,7 @@ class IndexDB:
             raise StoreError(f"cannot open the index database {path}: {exc}") from exc
         self.lock = threading.RLock()
         self._stemmer_ready = False
+        self._stem_cache: dict[str, str | None] = {}  # None: the tokenizer keeps no token of the term
         self.generation = 0  # bumped on every write so caches (graph, vectors) know to refresh
 
     def _drop_other_versions(self) -> None:
@@ -112,7 +119,20 @@ class IndexDB:
             return list(self.conn.execute(sql, params))
 
     def stems(self, terms: Sequence[str]) -> dict[str, str]:
-        """Each term as the FTS5 porter tokenizer stores it (`parsing` -> `pars`), via a scratch in-memory table."""
+        """Each term as the FTS5 porter tokenizer stores it (`parsing` -> `pars`), via a scratch in-memory table;
+        remembered, since a term's stem never changes (a ranking asks for the same terms several times)."""
+        with self.lock:
+            cache = self._stem_cache
+            missing = [t for t in dict.fromkeys(terms) if t not in cache]
+            if missing:
+                if len(cache) + len(missing) > STEM_CACHE_MAX:
+                    cache.clear()
+                found = self._stems_uncached(missing)
+                for term in missing:
+                    cache[term] = found.get(term)
+            return {t: stem for t in terms if (stem := cache.get(t)) is not None}
+
+    def _stems_uncached(self, terms: Sequence[str]) -> dict[str, str]:
         with self.lock:
             if not self._stemmer_ready:
                 self.conn.execute(
@@ -157,6 +177,18 @@ class IndexDB:
             total = int(self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
         return freqs, total
 
+    def first_chunks(self, file_ids: Iterable[int]) -> dict[int, int]:
+        """file id -> id of its first chunk (lowest start line), in one query per 500 files rather than one each."""
+        ids = list(file_ids)
+        out: dict[int, int] = {}
+        for start in range(0, len(ids), 500):
+            batch = ids[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            # SQLite takes a bare column (id) from the row that holds the MIN.
+            sql = f"SELECT file_id, id, MIN(start_line) FROM chunks WHERE file_id IN ({marks}) GROUP BY file_id"
+            out.update((int(fid), int(cid)) for fid, cid, _ in self.query(sql, batch))
+        return out
+
     def catalog(self) -> dict[str, CatalogEntry]:
         rows = self.query("SELECT path, id, hash, size, mtime_ns FROM files")
         return {str(r[0]): CatalogEntry(int(r[1]), str(r[2]), int(r[3]), int(r[4])) for r in rows}
@@ -166,13 +198,17 @@ class IndexDB:
         return CatalogEntry(*(int(rows[0][0]), str(rows[0][1]), int(rows[0][2]), int(rows[0][3]))) if rows else None
 
     def files_stamp(self) -> str:
-        """A digest of every file's id and content hash: the symbol graph depends on nothing else."""
-        import hashlib
+        """Changes whenever a file is added, changed or removed (the symbol graph depends on nothing else): a
+        counter the writes bump in their own transaction, so reading it costs one row, not one per file."""
+        return f"content-{self.get_meta(CONTENT_VERSION) or 0}"
 
-        digest = hashlib.blake2b(digest_size=16)
-        for fid, h in self.query("SELECT id, hash FROM files ORDER BY id"):
-            digest.update(f"{fid}:{h};".encode())
-        return digest.hexdigest()
+    @staticmethod
+    def _bump_content_version(conn: sqlite3.Connection) -> None:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, '1') "
+            "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+            (CONTENT_VERSION,),
+        )
 
     def graph_blob(self, stamp: str) -> bytes | None:
         rows = self.query("SELECT data FROM graph_cache WHERE id = 1 AND stamp = ?", (stamp,))
@@ -210,6 +246,8 @@ class IndexDB:
         def_rows: list[tuple[object, ...]] = []
         ref_rows: list[tuple[int, str]] = []
         file_rows: list[tuple[int, str, str]] = []
+        if any(pf.status != "unchanged" for pf in files):
+            self._bump_content_version(conn)  # (a binary or unreadable file is removed below)
         for pf in files:
             if pf.status == "unchanged":
                 self.touch_file(conn, pf.path, pf.size, pf.mtime_ns)
@@ -271,6 +309,7 @@ class IndexDB:
             return False
         self._delete_file_rows(conn, int(row[0]))
         conn.execute("DELETE FROM files WHERE id = ?", (int(row[0]),))
+        self._bump_content_version(conn)
         return True
 
     def close(self) -> None:

@@ -14,13 +14,14 @@ from .tokenize import decode_refs
 MAX_DEFINERS = 8  # a name defined in more files than this (`get`, `run`, `__init__`) says nothing about who uses whom
 DAMPING = 0.85
 ITERATIONS = 12  # ranking only needs the near neighbourhood of the seeds; 0.85^12 of the mass is left
+BLOB_VERSION = 2  # the saved graph's layout (graph_cache); another version is rebuilt
 
 
 class SymbolGraph:
     """A weighted directed graph over file ids, loaded from the `defs` and `refs` tables."""
 
     def __init__(self, file_ids: list[int], src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64],
-                 weight: npt.NDArray[np.float64]) -> None:  # fmt: skip
+                 weight: npt.NDArray[np.float64], prior: dict[int, float] | None = None) -> None:  # fmt: skip
         self.file_ids = file_ids
         self.index = {fid: i for i, fid in enumerate(file_ids)}
         self.src = src
@@ -36,7 +37,7 @@ class SymbolGraph:
         dst_sorted = dst[order]
         self._starts = np.flatnonzero(np.r_[True, dst_sorted[1:] != dst_sorted[:-1]]) if len(src) else order
         self._targets = dst_sorted[self._starts] if len(src) else order
-        self._prior: dict[int, float] | None = None
+        self._prior = prior
 
     @classmethod
     def load(cls, db: IndexDB) -> SymbolGraph:
@@ -60,28 +61,39 @@ class SymbolGraph:
                         edges[(src_id, t)] += w
         index = {fid: i for i, fid in enumerate(file_ids)}
         pairs = [(index[a], index[b], w) for (a, b), w in edges.items() if a in index and b in index]
+        # Already in the order the propagation wants (by target, stable), so `__init__`'s argsort is a linear pass.
+        pairs.sort(key=lambda p: p[1])
         src = np.array([p[0] for p in pairs], dtype=np.int64)
         dst = np.array([p[1] for p in pairs], dtype=np.int64)
         weight = np.array([p[2] for p in pairs], dtype=np.float64)
         return cls(file_ids, src, dst, weight)
 
     def to_blob(self) -> bytes:
-        """file ids, sources, targets (int64) and weights (float64), each preceded by its length."""
+        """Version, file count, edge count; file ids, sources, targets (int64), weights and the global prior per
+        file (float64): a one-shot search then computes neither the edges nor the prior."""
         ids = np.asarray(self.file_ids, dtype=np.int64)
-        header = np.array([len(ids), len(self.src)], dtype=np.int64)
-        weight = self._weight.astype(np.float64)
-        return b"".join(
-            a.tobytes() for a in (header, ids, self.src.astype(np.int64), self.dst.astype(np.int64), weight)
-        )
+        header = np.array([BLOB_VERSION, len(ids), len(self.src)], dtype=np.int64)
+        prior = self.prior()
+        ranks = np.array([prior.get(fid, 0.0) for fid in self.file_ids], dtype=np.float64)
+        edges = (self.src.astype(np.int64), self.dst.astype(np.int64), self._weight.astype(np.float64))
+        return b"".join(a.tobytes() for a in (header, ids, *edges, ranks))
 
     @classmethod
     def from_blob(cls, data: bytes) -> SymbolGraph:
-        n, m = (int(x) for x in np.frombuffer(data, dtype=np.int64, count=2))
-        ids = np.frombuffer(data, dtype=np.int64, count=n, offset=16)
-        src = np.frombuffer(data, dtype=np.int64, count=m, offset=16 + 8 * n)
-        dst = np.frombuffer(data, dtype=np.int64, count=m, offset=16 + 8 * (n + m))
-        weight = np.frombuffer(data, dtype=np.float64, count=m, offset=16 + 8 * (n + 2 * m))
-        return cls([int(i) for i in ids], src, dst, weight)
+        """The graph `to_blob` wrote; ValueError for another version or a truncated blob."""
+        if len(data) < 24:
+            raise ValueError("graph blob too short")
+        version, n, m = (int(x) for x in np.frombuffer(data, dtype=np.int64, count=3))
+        if version != BLOB_VERSION or len(data) != 8 * (3 + 2 * n + 3 * m):
+            raise ValueError("graph blob of another version or truncated")
+        off = 24
+        ids = np.frombuffer(data, dtype=np.int64, count=n, offset=off)
+        src = np.frombuffer(data, dtype=np.int64, count=m, offset=off + 8 * n)
+        dst = np.frombuffer(data, dtype=np.int64, count=m, offset=off + 8 * (n + m))
+        weight = np.frombuffer(data, dtype=np.float64, count=m, offset=off + 8 * (n + 2 * m))
+        ranks = np.frombuffer(data, dtype=np.float64, count=n, offset=off + 8 * (n + 3 * m))
+        file_ids = ids.tolist()
+        return cls(file_ids, src, dst, weight, dict(zip(file_ids, ranks.tolist(), strict=True)))
 
     @classmethod
     def load_cached(cls, db: IndexDB) -> SymbolGraph:
