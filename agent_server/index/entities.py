@@ -112,3 +112,16 @@ _EXAMPLE_DIRS = frozenset({"doc", "docs", "example", "examples", "bench", "bench
 def is_example_path(path: str) -> bool:
     """Code that ships as documentation, examples or benchmarks rather than as the project itself."""
     return any(p in _EXAMPLE_DIRS for p in path.lower().split("/")[:-1])
+
+
+_VENDOR_DIRS = frozenset(
+    {"vendor", "vendored", "_vendor", "third_party", "thirdparty", "third-party", "3rdparty", "extern", "node_modules"}
+)
+
+
+def is_vendored_path(path: str) -> bool:
+    """Another project's code copied in (`requests/packages/urllib3`, `pip/_vendor`, `third_party/`): a request
+    about this project's behaviour is rarely fixed there, even when it names the vendored library's errors.
+    `packages/` counts only below the top level (at the top it is a monorepo's own packages)."""
+    dirs = path.lower().split("/")[:-1]
+    return any(p in _VENDOR_DIRS for p in dirs) or "packages" in dirs[1:]

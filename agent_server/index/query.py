@@ -139,7 +139,8 @@ def parse_query(text: str) -> ParsedQuery:
     for w in _WORD.findall(text):
         if _is_code_identifier(w):
             idents[w] = None
-        elif len(w) > 2 and w.lower() not in STOP_WORDS and not w.isdigit():
+        # A row of underscores is a rule in pasted terminal output, not a word.
+        elif len(w) > 2 and w.lower() not in STOP_WORDS and w.strip("_") and not w.strip("_").isdigit():
             words[w.lower()] = None
     q.identifiers = list(idents)
     lowered = {i.lower() for i in idents}

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
-from .db import IndexDB
-from .entities import extract_entities, is_example_path
+from .db import CHUNK_BM25, FILE_BM25, IndexDB
+from .entities import extract_entities, is_example_path, is_vendored_path
+from .fusion import fuse_chunks, fuse_files, nearest_chunks
 from .graph import SymbolGraph
 from .query import ParsedQuery
 from .tokenize import split_identifier
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 FTS_LIMIT = 300
 FILE_LIMIT = 100
@@ -57,19 +61,21 @@ class Weights:
     prior: float = 0.1
     file_spread: float = 0.25
     file_bm25: float = 0.5  # BM25 of the whole file as one document
-    vector: float = 0.8
+    vector: float = 1.0  # RRF weight of the nearest-neighbour ranking (the lexical one counts 1); see fusion.py
     open_file: float = 0.15
     edited_file: float = 0.3
-    test_penalty: float = 0.6  # test files, unless the query names a test path
-    test_word_penalty: float = 0.6  # test files when the query only says "test" (bug reports usually do)
+    test_penalty: float = 0.4  # test files, unless the query names a test file of the workspace
+    test_word_penalty: float = 0.4  # test files when the query only says "test" (bug reports usually do)
     doc_penalty: float = 0.6  # prose (README, changelogs, .rst/.md docs) unless the query talks about docs
     example_penalty: float = 0.7  # code under doc/, examples/, bench/: not the project itself
     phrase: float = 0.8  # the chunk contains an error message of the request verbatim
     strong_definition: float = 0.4  # defines a name the request quotes as code or as an error type
     define_file: float = 0.3  # file level: the file defines a query identifier (not just mentions it)
     wide_file_query: float = 1.0  # 1: the file-level BM25 also gets up to FILE_TERMS non-common terms; 0: off
-    title: float = 0.5  # the request's first line (an issue title) against chunk paths and symbol names
+    title: float = 0.3  # the request's first line (an issue title) against chunk paths and symbol names
     aggregate: float = 0.1  # file level: share of the file's 2nd and 3rd best chunk scores added to its best
+    vendored_penalty: float = 0.6  # another project's code copied in (see `is_vendored_path`)
+    salience: float = 1.0  # 1: title words and terms the request repeats count twice in BM25; 0: off
 
 
 @dataclass
@@ -164,6 +170,15 @@ def _match_path(ctx: SearchContext, mention: str) -> list[int]:
     return []
 
 
+def _names_workspace_test(ctx: SearchContext, q: ParsedQuery) -> bool:
+    """The request names a test file or directory of this workspace. A bug report's own `test_foo.py` (the
+    reproducer, not in the repository) says nothing about wanting the project's tests."""
+    if not q.mentions_test_path:
+        return False
+    mentioned = [*q.paths, *(f.path for f in q.frames)]
+    return any(is_test_path(ctx.paths[fid]) for m in mentioned for fid in _match_path(ctx, m) if fid in ctx.paths)
+
+
 def select_terms(db: IndexDB, ctx: SearchContext, terms: list[str], priority: set[str]) -> list[str]:
     """The rarest `MAX_TERMS` query terms by document frequency (priority terms first), plus a few unseen ones."""
     if not ctx.doc_freq:
@@ -226,8 +241,31 @@ def _title_terms(db: IndexDB, ctx: SearchContext, q: ParsedQuery) -> list[str]:
     return [t for t in words if ctx.doc_freq.get(stems.get(t, t), 0) <= limit]
 
 
-def _fts_query(terms: list[str]) -> str:
-    return " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
+def _fts_query(terms: list[str], repeat: dict[str, int] | None = None) -> str:
+    """An OR of quoted terms. FTS5's bm25() sums over the query's phrases, so a term listed twice counts twice:
+    `repeat` gives salient terms (the title's, the ones the request keeps coming back to) more weight."""
+    reps = repeat or {}
+    return " OR ".join(" OR ".join(['"' + t.replace('"', "") + '"'] * reps.get(t, 1)) for t in terms)
+
+
+SALIENT_COUNT = 3  # a term the request uses this often is what it is about (or a pasted log's noise: one step only)
+
+
+def salience(q: ParsedQuery) -> dict[str, int]:
+    """How many times each query term should count: one, plus one for a title word, plus one for a term the
+    request repeats."""
+    counts: dict[str, int] = defaultdict(int)
+    for word in _WORD.findall(q.text):
+        counts[word.lower()] += 1
+        parts = split_identifier(word)
+        if len(parts) > 1:  # `add_marker` also uses `marker`
+            for part in parts:
+                counts[part] += 1
+    title = set(q.title)
+    out: dict[str, int] = {}
+    for t in q.fts_terms():
+        out[t] = 1 + (t in title) + (counts.get(t, 0) >= SALIENT_COUNT)
+    return out
 
 
 def rank(
@@ -241,7 +279,10 @@ def rank(
 ) -> list[Hit]:
     """Best chunks for a parsed query, diversified: no file gets more than `PER_FILE` chunks before every other
     candidate file has had its best chunks listed."""
-    scored, _ = score_chunks(db, ctx, q, path_prefix, weights or Weights(), query_vector)
+    w = weights or Weights()
+    scored, _ = score_chunks(db, ctx, q, path_prefix, w)
+    if query_vector is not None:  # embeddings: reciprocal-rank fusion with the nearest chunks (fusion.py)
+        scored = fuse_chunks(scored, nearest_chunks(db, ctx, query_vector, path_prefix), w.vector)
     return _hits(db, ctx, diversify(scored, limit))
 
 
@@ -273,7 +314,7 @@ def rank_files(
     """Distinct files, ranked: each file's best chunk score plus a share of its next best ones plus a bonus when the
     file defines a name the query uses; each file comes with its best chunks."""
     w = weights or Weights()
-    scored, defines = score_chunks(db, ctx, q, path_prefix, w, query_vector)
+    scored, defines = score_chunks(db, ctx, q, path_prefix, w)
     per_file: dict[int, list[tuple[float, int, int]]] = defaultdict(list)
     for item in scored:
         per_file[item[2]].append(item)
@@ -283,6 +324,9 @@ def rank_files(
         s = best + w.aggregate * sum(x[0] for x in items[1:3]) + w.define_file * defines.get(fid, 0.0) * (best > 0)
         files.append((s, fid))
     files.sort(key=lambda t: (-t[0], ctx.paths.get(t[1], "")))
+    if query_vector is not None:  # embeddings: files and their chunks by reciprocal-rank fusion (fusion.py)
+        nearest = nearest_chunks(db, ctx, query_vector, path_prefix)
+        files, per_file = fuse_files(files, scored, nearest, w.vector)
     files = files[:limit]
     chosen = [x for _, fid in files for x in per_file[fid][:chunks_per_file]]
     hits = _hits(db, ctx, chosen)
@@ -298,20 +342,20 @@ def score_chunks(
     q: ParsedQuery,
     path_prefix: str | None,
     w: Weights,
-    query_vector: npt.NDArray[np.float32] | None = None,
 ) -> tuple[list[tuple[float, int, int]], dict[int, float]]:
     """Every candidate chunk as (score, chunk id, file id), best first; and file id -> how strongly the file
     defines the query's identifiers."""
     entities = extract_entities(q)
     terms = select_terms(db, ctx, q.fts_terms(), q.priority_terms())
+    sal = salience(q) if w.salience else {}
     chunk_file: dict[int, int] = {}
     bm25: dict[int, float] = {}
     if terms:
         rows = db.query(
             # Rank inside FTS5 first; joining before the LIMIT would look up every matching chunk.
-            "SELECT f.id, f.rank, c.file_id FROM (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? "
-            "ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.id",
-            (_fts_query(terms), FTS_LIMIT),
+            f"SELECT f.id, f.score, c.file_id FROM (SELECT rowid AS id, {CHUNK_BM25} AS score FROM chunks_fts "
+            "WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) f JOIN chunks c ON c.id = f.id",
+            (_fts_query(terms, sal), FTS_LIMIT),
         )
         for cid, r, fid in rows:
             bm25[int(cid)] = -float(r)
@@ -323,8 +367,8 @@ def score_chunks(
         # Whole files are far fewer rows than chunks: the file level can afford more of the request's words.
         file_terms = list(dict.fromkeys([*terms, *(_file_terms(db, ctx, q) if w.wide_file_query else [])]))
         rows = db.query(
-            "SELECT rowid, rank FROM files_fts WHERE files_fts MATCH ? ORDER BY rank LIMIT ?",
-            (_fts_query(file_terms), FILE_LIMIT),
+            f"SELECT rowid, {FILE_BM25} AS score FROM files_fts WHERE files_fts MATCH ? ORDER BY score LIMIT ?",
+            (_fts_query(file_terms, sal), FILE_LIMIT),
         )
         ftop = max((-float(r) for _, r in rows), default=1.0) or 1.0
         file_score = {int(fid): -float(r) / ftop for fid, r in rows}
@@ -333,8 +377,8 @@ def score_chunks(
     if w.phrase:
         for expr in entities.phrase_queries():
             for cid, fid in db.query(
-                "SELECT f.id, c.file_id FROM (SELECT rowid AS id FROM chunks_fts WHERE chunks_fts MATCH ? "
-                f"ORDER BY rank LIMIT {PHRASE_LIMIT}) f JOIN chunks c ON c.id = f.id",
+                f"SELECT f.id, c.file_id FROM (SELECT rowid AS id, {CHUNK_BM25} AS score FROM chunks_fts "
+                f"WHERE chunks_fts MATCH ? ORDER BY score LIMIT {PHRASE_LIMIT}) f JOIN chunks c ON c.id = f.id",
                 ("body : " + expr,),
             ):
                 phrase[int(cid)] = 1.0
@@ -344,8 +388,8 @@ def score_chunks(
     title_terms = _title_terms(db, ctx, q)
     if w.title and title_terms:
         rows = db.query(
-            "SELECT f.id, f.rank, c.file_id FROM (SELECT rowid AS id, rank FROM chunks_fts WHERE chunks_fts MATCH ? "
-            "ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.id",
+            f"SELECT f.id, f.score, c.file_id FROM (SELECT rowid AS id, {CHUNK_BM25} AS score FROM chunks_fts "
+            "WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) f JOIN chunks c ON c.id = f.id",
             ("{path symbols} : (" + _fts_query(title_terms) + ")", TITLE_LIMIT),
         )
         ttop = max((-float(r) for _, r, _ in rows), default=1.0) or 1.0
@@ -392,26 +436,13 @@ def score_chunks(
                 frame_chunks[int(cid)] = 1.0
                 chunk_file[int(cid)] = fid
 
-    vector: dict[int, float] = {}
-    if query_vector is not None and ctx.vectors is not None and len(ctx.vectors[0]):
-        ids, mat = ctx.vectors
-        sims = mat @ query_vector
-        nearest = np.argsort(-sims)[:FTS_LIMIT]
-        for i in nearest:
-            vector[int(ids[i])] = max(0.0, float(sims[i]))
-        missing = [c for c in vector if c not in chunk_file]
-        for start in range(0, len(missing), 500):
-            batch = missing[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            for cid, fid in db.query(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", batch):
-                chunk_file[int(cid)] = int(fid)
-
     # Files only reached through a path mention get represented by their best-matching or first chunk.
     files_with_chunks = set(chunk_file.values())
-    for fid in (set(path_hit) | set(frame_file) | set(file_score)) - files_with_chunks:
-        row = db.query("SELECT id FROM chunks WHERE file_id = ? ORDER BY start_line LIMIT 1", (fid,))
-        if row:
-            chunk_file[int(row[0][0])] = fid
+    chunkless = (set(path_hit) | set(frame_file) | set(file_score)) - files_with_chunks
+    first_chunk = db.first_chunks(chunkless)
+    for fid in chunkless:
+        if fid in first_chunk:
+            chunk_file[first_chunk[fid]] = fid
 
     file_bm25: dict[int, list[float]] = defaultdict(list)
     for cid, v in bm25.items():
@@ -437,6 +468,7 @@ def score_chunks(
         vals.sort(reverse=True)
         spread[fid] = sum(vals[1:4])
 
+    wants_tests = _names_workspace_test(ctx, q)
     scored: list[tuple[float, int, int]] = []
     for cid, fid in chunk_file.items():
         path = ctx.paths.get(fid)
@@ -452,18 +484,19 @@ def score_chunks(
             + w.prior * prior.get(fid, 0.0)
             + w.file_spread * spread.get(fid, 0.0)
             + w.file_bm25 * file_score.get(fid, 0.0)
-            + w.vector * vector.get(cid, 0.0)
             + w.phrase * phrase.get(cid, 0.0)
             + w.title * title.get(cid, 0.0)
             + (w.open_file if path in ctx.open_files else 0.0)
             + (w.edited_file * ctx.edited_files.get(path, 0.0))
         )
-        if not q.mentions_test_path and is_test_path(path):
+        if not wants_tests and is_test_path(path):
             s *= w.test_word_penalty if q.mentions_tests else w.test_penalty
         elif not q.mentions_docs and is_prose_path(path):
             s *= w.doc_penalty
         elif not q.mentions_docs and is_example_path(path):
             s *= w.example_penalty
+        if is_vendored_path(path):
+            s *= w.vendored_penalty
         scored.append((s, cid, fid))
     scored.sort(key=lambda t: -t[0])
     return scored, defines

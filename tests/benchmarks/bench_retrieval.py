@@ -110,6 +110,8 @@ def ref_baseline(conn: sqlite3.Connection, statement: str) -> list[str]:
 ABLATIONS: dict[str, dict[str, float]] = {
     "no-phrase": {"phrase": 0.0},
     "no-title": {"title": 0.0},
+    "no-salience": {"salience": 0.0},
+    "no-vendored-demotion": {"vendored_penalty": 1.0},
     "no-wide-file-query": {"wide_file_query": 0.0},
     "no-strong-def": {"strong_definition": 0.0},
     "no-define-file": {"define_file": 0.0},
