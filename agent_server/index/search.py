@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from .db import CHUNK_BM25, FILE_BM25, IndexDB
 from .entities import extract_entities, is_example_path, is_vendored_path
-from .fusion import fuse_chunks, fuse_files, nearest_chunks
+from .fusion import fuse_files, nearest_chunks
 from .graph import SymbolGraph
 from .query import ParsedQuery
 from .tokenize import split_identifier
@@ -32,7 +32,7 @@ MIN_TERMS = 6
 SNIPPET_LINES = 12
 TITLE_LIMIT = 100  # chunks whose path or symbols match title words
 PHRASE_LIMIT = 100  # chunks containing one phrase (tests often repeat it; they are demoted later)
-PER_FILE = 3  # chunk results: at most this many chunks of one file before every other file had its turn
+PER_FILE = 3  # file results: each file comes with this many of its best chunks
 
 
 @dataclass
@@ -277,28 +277,51 @@ def rank(
     weights: Weights | None = None,
     query_vector: npt.NDArray[np.float32] | None = None,
 ) -> list[Hit]:
-    """Best chunks for a parsed query, diversified: no file gets more than `PER_FILE` chunks before every other
-    candidate file has had its best chunks listed."""
-    w = weights or Weights()
-    scored, _ = score_chunks(db, ctx, q, path_prefix, w)
-    if query_vector is not None:  # embeddings: reciprocal-rank fusion with the nearest chunks (fusion.py)
-        scored = fuse_chunks(scored, nearest_chunks(db, ctx, query_vector, path_prefix), w.vector)
-    return _hits(db, ctx, diversify(scored, limit))
+    """Best chunks for a parsed query, by file: the best chunk of every candidate file in file-rank order (the
+    order `rank_files` gives), then every file's second best, and so on. A list of ten chunks names ten files: one
+    file with many matching functions cannot fill it, and the files come in their better, file-level order."""
+    files, per_file = ranked_files(db, ctx, q, path_prefix, weights or Weights(), query_vector)
+    return _hits(db, ctx, interleave([per_file[fid] for _, fid in files], limit))
 
 
-def diversify(
-    scored: list[tuple[float, int, int]], limit: int, per_file: int = PER_FILE
-) -> list[tuple[float, int, int]]:
-    """The first `per_file` chunks of each file in score order, then the rest in score order."""
-    taken: dict[int, int] = defaultdict(int)
-    first: list[tuple[float, int, int]] = []
-    later: list[tuple[float, int, int]] = []
-    for item in scored:
-        taken[item[2]] += 1
-        (first if taken[item[2]] <= per_file else later).append(item)
-        if len(first) >= limit:
+def interleave(columns: list[list[tuple[float, int, int]]], limit: int) -> list[tuple[float, int, int]]:
+    """The first item of every column in order, then every second item, and so on, up to `limit` items."""
+    out: list[tuple[float, int, int]] = []
+    depth = 0
+    while len(out) < limit:
+        row = [col[depth] for col in columns if depth < len(col)]
+        if not row:
             break
-    return (first + later)[:limit]
+        out.extend(row[: limit - len(out)])
+        depth += 1
+    return out
+
+
+def ranked_files(
+    db: IndexDB,
+    ctx: SearchContext,
+    q: ParsedQuery,
+    path_prefix: str | None,
+    w: Weights,
+    query_vector: npt.NDArray[np.float32] | None = None,
+) -> tuple[list[tuple[float, int]], dict[int, list[tuple[float, int, int]]]]:
+    """Every candidate file as (score, file id), best first, and each file's chunks, best first. A file scores its
+    best chunk plus a share of its next best ones plus a bonus when it defines a name the query uses; with a query
+    vector, files and chunks are reciprocal-rank fusions with the nearest chunks (fusion.py)."""
+    scored, defines = score_chunks(db, ctx, q, path_prefix, w)
+    per_file: dict[int, list[tuple[float, int, int]]] = defaultdict(list)
+    for item in scored:
+        per_file[item[2]].append(item)
+    files: list[tuple[float, int]] = []
+    for fid, items in per_file.items():
+        best = items[0][0]
+        s = best + w.aggregate * sum(x[0] for x in items[1:3]) + w.define_file * defines.get(fid, 0.0) * (best > 0)
+        files.append((s, fid))
+    files.sort(key=lambda t: (-t[0], ctx.paths.get(t[1], "")))
+    if query_vector is not None:
+        nearest = nearest_chunks(db, ctx, query_vector, path_prefix)
+        files, per_file = fuse_files(files, scored, nearest, w.vector)
+    return files, per_file
 
 
 def rank_files(
@@ -311,22 +334,8 @@ def rank_files(
     query_vector: npt.NDArray[np.float32] | None = None,
     chunks_per_file: int = PER_FILE,
 ) -> list[FileHit]:
-    """Distinct files, ranked: each file's best chunk score plus a share of its next best ones plus a bonus when the
-    file defines a name the query uses; each file comes with its best chunks."""
-    w = weights or Weights()
-    scored, defines = score_chunks(db, ctx, q, path_prefix, w)
-    per_file: dict[int, list[tuple[float, int, int]]] = defaultdict(list)
-    for item in scored:
-        per_file[item[2]].append(item)
-    files: list[tuple[float, int]] = []
-    for fid, items in per_file.items():
-        best = items[0][0]
-        s = best + w.aggregate * sum(x[0] for x in items[1:3]) + w.define_file * defines.get(fid, 0.0) * (best > 0)
-        files.append((s, fid))
-    files.sort(key=lambda t: (-t[0], ctx.paths.get(t[1], "")))
-    if query_vector is not None:  # embeddings: files and their chunks by reciprocal-rank fusion (fusion.py)
-        nearest = nearest_chunks(db, ctx, query_vector, path_prefix)
-        files, per_file = fuse_files(files, scored, nearest, w.vector)
+    """Distinct files, ranked (see `ranked_files`), each with its best `chunks_per_file` chunks."""
+    files, per_file = ranked_files(db, ctx, q, path_prefix, weights or Weights(), query_vector)
     files = files[:limit]
     chosen = [x for _, fid in files for x in per_file[fid][:chunks_per_file]]
     hits = _hits(db, ctx, chosen)

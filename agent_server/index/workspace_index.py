@@ -258,8 +258,8 @@ class WorkspaceIndex:
         return self._ctx
 
     async def search(self, query: str, limit: int = 10, path_prefix: str | None = None) -> list[Hit]:
-        """Best chunks for a free-text query (identifiers, paths, stack traces and prose all work), at most
-        `search.PER_FILE` per file before other files had their turn."""
+        """Best chunks for a free-text query (identifiers, paths, stack traces and prose all work): each candidate
+        file's best chunk in file-rank order first, then second-best chunks, and so on (`search.rank`)."""
         if not query.strip():
             return []
         ctx, qvec = await self._prepare_search(query)
