@@ -105,8 +105,8 @@ def ref_baseline(conn: sqlite3.Connection, statement: str) -> list[str]:
     return list(dict.fromkeys(str(r[0]) for r in rows))
 
 
-# Each ablation switches one technique off (the rest as default); "chunk-order" is the pre-issue-19 file list:
-# distinct files in the order of their best chunk, no per-file aggregation.
+# Each ablation switches one technique off (the rest as default); "chunk-order" is the file list a chunk search
+# (`agent-server search --json`, default limit 10) gives: distinct files in the order of the chunks.
 ABLATIONS: dict[str, dict[str, float]] = {
     "no-phrase": {"phrase": 0.0},
     "no-title": {"title": 0.0},
@@ -127,8 +127,8 @@ ABLATIONS: dict[str, dict[str, float]] = {
 async def hybrid_files(index: WorkspaceIndex, statement: str, weights: Weights | None = None,
                        chunk_order: bool = False) -> list[str]:  # fmt: skip
     ctx = await index._context()
-    if chunk_order:
-        hits = rank(index.db, ctx, analyze_request(statement), 300, None, weights or index.weights)
+    if chunk_order:  # what `agent-server search --json` gives at its default limit of 10 chunks
+        hits = rank(index.db, ctx, analyze_request(statement), 10, None, weights or index.weights)
         return list(dict.fromkeys(h.path for h in hits))
     return [f.path for f in rank_files(index.db, ctx, analyze_request(statement), 100, None, weights or index.weights)]
 
