@@ -110,7 +110,8 @@ def fuse_chunks(lexical: list[Scored], nearest: list[Scored], vector_weight: flo
         return lexical
     file_of = {cid: fid for _, cid, fid in lexical} | {cid: fid for _, cid, fid in nearest}
     order = fused_order([[c for _, c, _ in lexical], [c for _, c, _ in nearest]], [1.0, vector_weight])
-    return [(score, cid, file_of[cid]) for cid, score in order]
+    top = _best_possible(vector_weight)
+    return [(score / top, cid, file_of[cid]) for cid, score in order]
 
 
 def fuse_files(
@@ -129,4 +130,11 @@ def fuse_files(
         return lexical_files, per_file
     vector_files = list(dict.fromkeys(fid for _, _, fid in nearest))
     order = fused_order([[fid for _, fid in lexical_files], vector_files], [1.0, vector_weight])
-    return [(score, fid) for fid, score in order], per_file
+    top = _best_possible(vector_weight)
+    return [(score / top, fid) for fid, score in order], per_file
+
+
+def _best_possible(vector_weight: float) -> float:
+    """The fused score of an item first in both rankings: fused scores are shown divided by it (1.0 = first in both),
+    since tools and clients print scores and 0.0328 reads like noise."""
+    return (1.0 + vector_weight) / (RRF_K + 1)
