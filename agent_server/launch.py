@@ -3,6 +3,7 @@ LLM and protocol modules); every other command goes to `agent_server.cli`."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -15,6 +16,9 @@ def main(argv: list[str] | None = None) -> int:
 
         take(__version__)
     if args[:1] == ["search"]:
+        # numpy's OpenBLAS starts a thread per core when it loads; a one-shot search does no BLAS work, and the
+        # start-up costs ~60 ms on 2 busy cores (bench_cli_search.py). A user's own setting wins.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         from .errors import AgentServerError
         from .index.cli import main as index_main
 

@@ -14,30 +14,34 @@ from .tokenize import decode_refs
 MAX_DEFINERS = 8  # a name defined in more files than this (`get`, `run`, `__init__`) says nothing about who uses whom
 DAMPING = 0.85
 ITERATIONS = 12  # ranking only needs the near neighbourhood of the seeds; 0.85^12 of the mass is left
-BLOB_VERSION = 2  # the saved graph's layout (graph_cache); another version is rebuilt
+BLOB_VERSION = 3  # the saved graph's layout (graph_cache); another version is rebuilt
 
 
 class SymbolGraph:
     """A weighted directed graph over file ids, loaded from the `defs` and `refs` tables."""
 
-    def __init__(self, file_ids: list[int], src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64],
-                 weight: npt.NDArray[np.float64], prior: dict[int, float] | None = None) -> None:  # fmt: skip
+    def __init__(self, file_ids: list[int], src: npt.NDArray[np.int32], dst: npt.NDArray[np.int32],
+                 norm_weight: npt.NDArray[np.float32], prior: dict[int, float] | None = None) -> None:  # fmt: skip
+        """Edges sorted by target (`dst`), each weight already divided by its source's total out-weight."""
         self.file_ids = file_ids
         self.index = {fid: i for i, fid in enumerate(file_ids)}
         self.src = src
         self.dst = dst
-        self._weight = weight
-        out = np.bincount(src, weights=weight, minlength=len(file_ids)) if len(file_ids) else np.zeros(0)
-        self.norm_weight = weight / np.maximum(out[src], 1e-12) if len(src) else weight
-        self.dangling = out == 0
-        # The propagation step as segment sums over edges sorted by target (`reduceat` beats `bincount` here).
-        order = np.argsort(dst, kind="stable")
-        self._src_sorted = src[order]
-        self._w_sorted = self.norm_weight[order].astype(np.float32) if len(src) else np.zeros(0, np.float32)
-        dst_sorted = dst[order]
-        self._starts = np.flatnonzero(np.r_[True, dst_sorted[1:] != dst_sorted[:-1]]) if len(src) else order
-        self._targets = dst_sorted[self._starts] if len(src) else order
+        self.norm_weight = norm_weight
+        self.dangling = np.bincount(src, minlength=len(file_ids)) == 0  # every edge weighs > 0
+        # The propagation step as segment sums over the edges of each target (`reduceat` beats `bincount` here).
+        self._starts = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]]) if len(src) else np.zeros(0, np.int64)
+        self._targets = dst[self._starts]
         self._prior = prior
+
+    @classmethod
+    def from_edges(cls, file_ids: list[int], src: npt.NDArray[np.int64], dst: npt.NDArray[np.int64],
+                   weight: npt.NDArray[np.float64]) -> SymbolGraph:  # fmt: skip
+        """The graph of raw weighted edges (indices into `file_ids`), in any order."""
+        out = np.bincount(src, weights=weight, minlength=len(file_ids)) if len(src) else np.zeros(len(file_ids))
+        norm = weight / np.maximum(out[src], 1e-12) if len(src) else weight
+        order = np.argsort(dst, kind="stable")
+        return cls(file_ids, src[order].astype(np.int32), dst[order].astype(np.int32), norm[order].astype(np.float32))
 
     @classmethod
     def load(cls, db: IndexDB) -> SymbolGraph:
@@ -61,21 +65,20 @@ class SymbolGraph:
                         edges[(src_id, t)] += w
         index = {fid: i for i, fid in enumerate(file_ids)}
         pairs = [(index[a], index[b], w) for (a, b), w in edges.items() if a in index and b in index]
-        # Already in the order the propagation wants (by target, stable), so `__init__`'s argsort is a linear pass.
-        pairs.sort(key=lambda p: p[1])
         src = np.array([p[0] for p in pairs], dtype=np.int64)
         dst = np.array([p[1] for p in pairs], dtype=np.int64)
         weight = np.array([p[2] for p in pairs], dtype=np.float64)
-        return cls(file_ids, src, dst, weight)
+        return cls.from_edges(file_ids, src, dst, weight)
 
     def to_blob(self) -> bytes:
-        """Version, file count, edge count; file ids, sources, targets (int64), weights and the global prior per
-        file (float64): a one-shot search then computes neither the edges nor the prior."""
+        """Version, file count, edge count (int64); file ids (int64); sources, targets (int32); normalized weights
+        (float32); the global prior per file (float64). Exactly what `pagerank` reads, so a one-shot search
+        neither rebuilds nor re-sorts the edges nor recomputes the prior."""
         ids = np.asarray(self.file_ids, dtype=np.int64)
         header = np.array([BLOB_VERSION, len(ids), len(self.src)], dtype=np.int64)
         prior = self.prior()
         ranks = np.array([prior.get(fid, 0.0) for fid in self.file_ids], dtype=np.float64)
-        edges = (self.src.astype(np.int64), self.dst.astype(np.int64), self._weight.astype(np.float64))
+        edges = (self.src.astype(np.int32), self.dst.astype(np.int32), self.norm_weight.astype(np.float32))
         return b"".join(a.tobytes() for a in (header, ids, *edges, ranks))
 
     @classmethod
@@ -84,14 +87,14 @@ class SymbolGraph:
         if len(data) < 24:
             raise ValueError("graph blob too short")
         version, n, m = (int(x) for x in np.frombuffer(data, dtype=np.int64, count=3))
-        if version != BLOB_VERSION or len(data) != 8 * (3 + 2 * n + 3 * m):
+        if version != BLOB_VERSION or len(data) != 24 + 16 * n + 12 * m:
             raise ValueError("graph blob of another version or truncated")
-        off = 24
-        ids = np.frombuffer(data, dtype=np.int64, count=n, offset=off)
-        src = np.frombuffer(data, dtype=np.int64, count=m, offset=off + 8 * n)
-        dst = np.frombuffer(data, dtype=np.int64, count=m, offset=off + 8 * (n + m))
-        weight = np.frombuffer(data, dtype=np.float64, count=m, offset=off + 8 * (n + 2 * m))
-        ranks = np.frombuffer(data, dtype=np.float64, count=n, offset=off + 8 * (n + 3 * m))
+        ids = np.frombuffer(data, dtype=np.int64, count=n, offset=24)
+        off = 24 + 8 * n
+        src = np.frombuffer(data, dtype=np.int32, count=m, offset=off)
+        dst = np.frombuffer(data, dtype=np.int32, count=m, offset=off + 4 * m)
+        weight = np.frombuffer(data, dtype=np.float32, count=m, offset=off + 8 * m)
+        ranks = np.frombuffer(data, dtype=np.float64, count=n, offset=off + 12 * m)
         file_ids = ids.tolist()
         return cls(file_ids, src, dst, weight, dict(zip(file_ids, ranks.tolist(), strict=True)))
 
@@ -131,7 +134,7 @@ class SymbolGraph:
         flow = np.zeros(n, dtype=np.float32)
         for _ in range(ITERATIONS):
             if len(self._starts):
-                flow[self._targets] = np.add.reduceat(r[self._src_sorted] * self._w_sorted, self._starts)
+                flow[self._targets] = np.add.reduceat(r[self.src] * self.norm_weight, self._starts)
             r_next = (1 - DAMPING) * p + DAMPING * (flow + r[self.dangling].sum() * p)
             if float(np.abs(r_next - r).sum()) < 1e-6:
                 r = r_next
