@@ -18,6 +18,8 @@ if ls -d "$REPOS_DIR"/*requests* >/dev/null 2>&1; then
   echo "== retrieval on SWE-bench Lite dev, file level (issues 7, 19)"
   big=$(ls -d "$REPOS_DIR"/sympy*/repo 2>/dev/null | head -1 || true)
   python tests/benchmarks/bench_retrieval.py --repos-dir "$REPOS_DIR" ${big:+--big-repo "$big"}
+  echo "== retrieval on the dev repositories' own history (issue 19)"
+  python tests/benchmarks/bench_retrieval_history.py --repos-dir "$REPOS_DIR"
 else
   echo "== retrieval: skipped, no repository mirrors in $REPOS_DIR (see tests/benchmarks/bench_retrieval.py --help)"
 fi
