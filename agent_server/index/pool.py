@@ -43,14 +43,15 @@ def shared_pool() -> ProcessPoolExecutor | None:
         return _pool
 
 
-def discard_pool(broken: bool = False) -> None:
-    """Shut the pool down; `broken` also stops later builds from starting another."""
+def discard_pool(broken: bool = False, wait: bool = False) -> None:
+    """Shut the pool down (`wait`: until its workers have exited); `broken` also stops later builds from starting
+    another."""
     global _pool, _broken
     with _lock:
         pool, _pool = _pool, None
         _broken = _broken or broken
     if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=wait, cancel_futures=True)
 
 
 def _noop() -> None:

@@ -12,6 +12,7 @@ from .chunker import chunk_text
 from .scanner import SNIFF_BYTES, looks_binary
 from .tokenize import body_terms, expand_identifiers, identifiers
 
+MIN_REF_LEN = 3  # shorter names (`i`, `df`, `ok`) say nothing about which file uses which
 Status = Literal["indexed", "unchanged", "binary", "unreadable"]
 
 
@@ -43,8 +44,9 @@ class PreparedFile:
     refs: str = ""  # "name count name count ...": identifiers this file uses (one row, not one per name)
 
 
-def encode_refs(refs: Counter[str]) -> str:
-    return " ".join(f"{name} {n}" for name, n in refs.items())
+def encode_refs(refs: Counter[str], min_len: int = 1) -> str:
+    """`name count` pairs of the names at least `min_len` long, in first-seen order."""
+    return " ".join(f"{name} {n}" for name, n in refs.items() if len(name) >= min_len)
 
 
 def content_hash(data: bytes) -> str:
@@ -64,7 +66,7 @@ def prepare_data(path: str, data: bytes, size: int, mtime_ns: int, old_hash: str
     for c in chunked.chunks:
         # Chunks cover every non-blank line once, so their identifiers are the file's references.
         names = identifiers(c.text)
-        refs.update(n for n in names if len(n) >= 3)
+        refs.update(names)  # short names are dropped once per file below, not tested once per occurrence
         short = [d.rsplit(".", 1)[-1] for d in c.defs]
         defs = tuple(d for d in dict.fromkeys(short) if d and d != "<anonymous>")
         chunks.append(
@@ -79,7 +81,8 @@ def prepare_data(path: str, data: bytes, size: int, mtime_ns: int, old_hash: str
                 defs,
             )
         )
-    return PreparedFile(path, size, mtime_ns, "indexed", digest, chunked.language, chunks, encode_refs(refs))
+    refs_row = encode_refs(refs, MIN_REF_LEN)
+    return PreparedFile(path, size, mtime_ns, "indexed", digest, chunked.language, chunks, refs_row)
 
 
 def prepare_batch(root: str, files: list[tuple[str, int, int, str | None]]) -> list[PreparedFile]:

@@ -26,6 +26,7 @@ from .search import FileHit, Hit, SearchContext, Weights, build_suffix_map, rank
 from .watcher import watch_tree
 
 BATCH_FILES = 64
+IN_FLIGHT_PER_CPU = 3  # batches queued per worker: results come back in order, so one slow batch must not idle the rest
 EDIT_HALF_LIFE_S = 600.0
 
 Progress = Callable[[int, int, str], Awaitable[None]]
@@ -107,7 +108,7 @@ class WorkspaceIndex:
             pending: deque[asyncio.Future[list[PreparedFile]]] = deque()
             try:
                 while sent < len(batches) or pending:
-                    while sent < len(batches) and len(pending) < 2 * usable_cpus():
+                    while sent < len(batches) and len(pending) < IN_FLIGHT_PER_CPU * usable_cpus():
                         pending.append(loop.run_in_executor(pool, prepare_batch, root, batches[sent]))
                         sent += 1
                     done = await pending.popleft()
@@ -124,6 +125,34 @@ class WorkspaceIndex:
                     fut.cancel()
         for batch in batches[max(sent, 0) :]:
             yield await asyncio.to_thread(prepare_batch, root, batch)
+
+    async def _store(
+        self, prepared: AsyncIterator[list[PreparedFile]], stats: IndexStats, done: int, progress: Progress | None,
+        cancel: asyncio.Event | None,
+    ) -> None:  # fmt: skip
+        """Write prepared batches, in order, while the next ones are being prepared: one write at a time, each
+        taking everything that arrived during the previous one. The writer (FTS5 tokenizing) shares the cores with
+        the chunking workers, so it must never hold them up; a busy writer makes fewer, larger transactions."""
+        queue: list[PreparedFile] = []
+        writing: asyncio.Task[None] | None = None
+        try:
+            async for batch in prepared:
+                if cancel is not None and cancel.is_set():
+                    break
+                queue.extend(batch)
+                done += len(batch)
+                if writing is None or writing.done():
+                    if writing is not None:
+                        await writing  # (raises its error, if any)
+                    writing = asyncio.create_task(asyncio.to_thread(self._write, queue, stats))
+                    queue = []
+                if progress is not None:
+                    await progress(min(done, stats.files_total), stats.files_total, batch[-1].path)
+        finally:
+            if writing is not None:
+                await writing
+        if queue:
+            await asyncio.to_thread(self._write, queue, stats)
 
     async def build(self, progress: Progress | None = None, cancel: asyncio.Event | None = None) -> IndexStats:
         """Bring the index up to date with the disk; unchanged files are skipped, `cancel` stops between batches."""
@@ -154,13 +183,7 @@ class WorkspaceIndex:
             entries = self._entries(todo, catalog)
             batches = [entries[i : i + BATCH_FILES] for i in range(0, len(entries), BATCH_FILES)]
             with self.db.bulk():
-                async for prepared in self._prepared_batches(batches, cancel):
-                    if cancel is not None and cancel.is_set():
-                        break
-                    await asyncio.to_thread(self._write, prepared, stats)
-                    done += len(prepared)
-                    if progress is not None:
-                        await progress(min(done, stats.files_total), stats.files_total, prepared[-1].path)
+                await self._store(self._prepared_batches(batches, cancel), stats, done, progress, cancel)
             if cancel is not None and cancel.is_set():
                 stats.cancelled = True
             if not stats.cancelled:
