@@ -98,6 +98,23 @@ async def test_one_file_cannot_fill_the_chunk_list(project: Path, tmp_path: Path
         index.close()
 
 
+async def test_chunk_results_name_files_in_the_file_rankings_order(project: Path, tmp_path: Path) -> None:
+    index = await built(project, tmp_path)
+    try:
+        query = "reconcile the ledger balance"
+        files = [f.path for f in await index.search_files(query, 30)]
+        hits = await index.search(query, 6)
+        # Six chunks, six files: each candidate file's best chunk, in the order the file ranking gives.
+        assert [h.path for h in hits] == files[:6]
+        many = await index.search(query, len(files) + 4)
+        assert [h.path for h in many[: len(files)]] == files
+        second = [h.path for h in many[len(files) :]]  # then second-best chunks, again in file order
+        assert "pkg/busy.py" in second and len(second) == len(set(second))
+        assert second == [p for p in files if p in second]
+    finally:
+        index.close()
+
+
 async def test_the_file_defining_a_name_ranks_above_files_that_only_use_it(project: Path, tmp_path: Path) -> None:
     index = await built(project, tmp_path)
     try:
