@@ -29,6 +29,7 @@ class SymbolGraph:
         self.dst = dst
         self.norm_weight = norm_weight
         self.dangling = np.bincount(src, minlength=len(file_ids)) == 0  # every edge weighs > 0
+        self._dangling_idx = np.flatnonzero(self.dangling)
         # The propagation step as segment sums over the edges of each target (`reduceat` beats `bincount` here).
         self._starts = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]]) if len(src) else np.zeros(0, np.int64)
         self._targets = dst[self._starts]
@@ -132,10 +133,13 @@ class SymbolGraph:
         p /= p.sum()
         r = p.copy()
         flow = np.zeros(n, dtype=np.float32)
+        pushed = np.empty(len(self.src), dtype=np.float32)  # per call: searches run in several threads
         for _ in range(ITERATIONS):
             if len(self._starts):
-                flow[self._targets] = np.add.reduceat(r[self.src] * self.norm_weight, self._starts)
-            r_next = (1 - DAMPING) * p + DAMPING * (flow + r[self.dangling].sum() * p)
+                np.take(r, self.src, out=pushed)
+                np.multiply(pushed, self.norm_weight, out=pushed)
+                flow[self._targets] = np.add.reduceat(pushed, self._starts)
+            r_next = (1 - DAMPING) * p + DAMPING * (flow + r[self._dangling_idx].sum() * p)
             if float(np.abs(r_next - r).sum()) < 1e-6:
                 r = r_next
                 break
