@@ -144,9 +144,10 @@ class SymbolGraph:
                 r = r_next
                 break
             r = r_next
+        ranks = r.tolist()  # one conversion, not one numpy scalar per file
         if among is None:
-            return {fid: float(r[i]) for i, fid in enumerate(self.file_ids)}
-        return {fid: float(r[i]) for fid in among if (i := self.index.get(fid)) is not None}
+            return dict(zip(self.file_ids, ranks, strict=True))
+        return {fid: ranks[i] for fid in among if (i := self.index.get(fid)) is not None}
 
     def prior(self) -> dict[int, float]:
         """Global PageRank, normalized so the most central file scores 1."""
