@@ -18,6 +18,10 @@ if ls -d "$REPOS_DIR"/*requests* >/dev/null 2>&1; then
   echo "== retrieval on SWE-bench Lite dev, file level (issues 7, 19)"
   big=$(ls -d "$REPOS_DIR"/sympy*/repo 2>/dev/null | head -1 || true)
   python tests/benchmarks/bench_retrieval.py --repos-dir "$REPOS_DIR" ${big:+--big-repo "$big"}
+  if [ -n "$big" ]; then
+    echo "== cold index throughput on $big vs read+hash (issue 19)"
+    python tests/benchmarks/bench_index_speed.py --big-repo "$big"
+  fi
   echo "== retrieval on the dev repositories' own history (issue 19)"
   python tests/benchmarks/bench_retrieval_history.py --repos-dir "$REPOS_DIR"
 else
