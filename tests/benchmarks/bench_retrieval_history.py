@@ -32,7 +32,6 @@ from bench_retrieval import bm25_baseline, find_git_dir, materialize
 
 DEV_REPOS = ("psf/requests", "pallets/flask", "pytest-dev/pytest")
 KS = (1, 3, 5, 10)
-_FILE_LINE = re.compile(r"[\w./-]+\.\w+")
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing)/|(^|/)test_|conftest")
 _CHORE = re.compile(r"(?i)\b(typo|changelog|release|version bump|merge|revert|flake8|lint|format|black|pre-commit|"
                     r"mypy|typing)\b")  # fmt: skip
@@ -49,16 +48,16 @@ class Task:
 
 def history_tasks(git_dir: Path, repo: str, per_repo: int, seed: int = 19) -> list[Task]:
     log = subprocess.run(
-        ["git", f"--git-dir={git_dir}", "log", "--no-merges", "--since=2014-01-01", "--format=%x00%H%x01%P%x01%B",
+        ["git", f"--git-dir={git_dir}", "log", "--no-merges", "--since=2014-01-01", "--format=%x00%H%x01%P%x01%B%x02",
          "--name-only"],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     found: list[Task] = []
     for record in log.split("\x00")[1:]:
-        commit, parents, body = record.split("\x01", 2)
-        lines = body.strip().split("\n")
-        names = [line for line in lines if _FILE_LINE.fullmatch(line.strip())]
-        message = "\n".join(line for line in lines if line not in names).strip()
+        commit, parents, rest = record.split("\x01", 2)
+        message, _, listing = rest.partition("\x02")
+        message = message.strip()
+        names = [line.strip() for line in listing.splitlines() if line.strip()]
         source = [
             n for n in names
             if n.endswith(".py") and not _TEST_PATH.search(n) and "/packages/" not in n
