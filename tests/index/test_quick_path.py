@@ -120,3 +120,25 @@ async def test_stems_and_first_chunks_match_their_one_by_one_answers(code_copy: 
             assert batched.get(fid) == (int(row[0][0]) if row else None)
     finally:
         index.close()
+
+
+async def test_the_cli_maps_only_the_files_a_mention_can_name(code_copy: Path, tmp_path: Path) -> None:
+    from agent_server.index.quick import files_named
+    from agent_server.index.search import SearchContext, _match_path, build_suffix_map
+
+    index = await built(code_copy, tmp_path / "index.db")
+    try:
+        paths = {int(r[0]): str(r[1]) for r in index.db.query("SELECT id, path FROM files")}
+        graph = SymbolGraph.load(index.db)
+        mentions = ["./agent_server/index/db.py", "agent_server\\index\\graph.py", "agent_server/index", "nowhere.py"]
+        for path in paths.values():
+            parts = path.split("/")
+            mentions += [path, "/".join(parts[-2:]), parts[-1], parts[-1].rsplit(".", 1)[0], "/".join(parts[:-1])]
+        whole = SearchContext(graph, paths, build_suffix_map(paths))
+        for mention in mentions:
+            only = SearchContext(graph, paths, build_suffix_map(files_named(paths, [mention])))
+            assert _match_path(only, mention) == _match_path(whole, mention), mention
+        assert _match_path(whole, "agent_server/index")  # the package's __init__.py: the check is not vacuous
+        assert len(files_named(paths, ["agent_server/index/db.py"])) < len(paths) // 10
+    finally:
+        index.close()
