@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -23,7 +23,8 @@ import numpy.typing as npt
 from .db import IndexDB
 
 if TYPE_CHECKING:
-    from .search import SearchContext
+    from .query import ParsedQuery
+    from .search import SearchContext, Weights
 
 log = logging.getLogger(__name__)
 
@@ -60,15 +61,42 @@ def fused_order(
     return sorted(scores.items(), key=lambda kv: -kv[1])  # stable: dict order is first appearance
 
 
+def path_policy(ctx: SearchContext, q: ParsedQuery, w: Weights) -> Callable[[str], float]:
+    """The lexical ranking's path multipliers (`search.score_chunks`: tests, prose, example code, vendored code) as a
+    function of the path, for the nearest-neighbour ranking. Without it the vectors bring back what the lexical side
+    demotes: a bug report is near the tests and docs that describe the same behaviour (dev: the vector ranking put
+    tests first in flask-5063 and vendored urllib3 above requests' own modules in requests-2148)."""
+    from .entities import is_example_path, is_vendored_path  # here: search imports this module
+    from .search import _names_workspace_test, is_prose_path, is_test_path
+
+    wants_tests = _names_workspace_test(ctx, q)
+
+    def factor(path: str) -> float:
+        m = 1.0
+        if not wants_tests and is_test_path(path):
+            m *= w.test_word_penalty if q.mentions_tests else w.test_penalty
+        elif not q.mentions_docs and is_prose_path(path):
+            m *= w.doc_penalty
+        elif not q.mentions_docs and is_example_path(path):
+            m *= w.example_penalty
+        if is_vendored_path(path):
+            m *= w.vendored_penalty
+        return m
+
+    return factor
+
+
 def nearest_chunks(
     db: IndexDB,
     ctx: SearchContext,
     query_vector: npt.NDArray[np.float32],
     path_prefix: str | None = None,
     limit: int = VECTOR_LIMIT,
+    demote: Callable[[str], float] | None = None,
 ) -> list[Scored]:
     """The `limit` chunks nearest to the query vector as (cosine, chunk id, file id), nearest first; empty when there
-    are no vectors or their dimension is not the query's."""
+    are no vectors or their dimension is not the query's. `demote(path)` multiplies a chunk's cosine before ordering
+    (the lexical ranking's path policy: tests, prose, vendored code below the implementation)."""
     if ctx.vectors is None or not len(ctx.vectors[0]):
         return []
     ids, mat = ctx.vectors
@@ -80,7 +108,7 @@ def nearest_chunks(
         )
         return []
     sims = mat @ query_vector
-    want = min(len(sims), limit * 4 if path_prefix else limit)  # a prefix filters some out: look further
+    want = min(len(sims), limit * 4 if path_prefix or demote else limit)  # some drop out or down: look further
     top = np.argpartition(-sims, want - 1)[:want] if want < len(sims) else np.arange(len(sims))
     top = top[np.argsort(-sims[top], kind="stable")]
     cids = [int(ids[i]) for i in top]
@@ -98,10 +126,12 @@ def nearest_chunks(
         path = ctx.paths.get(fid) if fid is not None else None
         if path is None or (path_prefix and not path.startswith(path_prefix)):
             continue  # a vector of a chunk deleted since the matrix loaded, or outside the requested folder
-        out.append((float(sims[i]), cid, fid))  # type: ignore[arg-type]  # fid is set when path is
-        if len(out) >= limit:
+        out.append((float(sims[i]) * (demote(path) if demote else 1.0), cid, fid))  # type: ignore[arg-type]
+        if len(out) >= limit and not demote:
             break
-    return out
+    if demote:
+        out.sort(key=lambda t: -t[0])
+    return out[:limit]
 
 
 def fuse_chunks(lexical: list[Scored], nearest: list[Scored], vector_weight: float = VECTOR_WEIGHT) -> list[Scored]:

@@ -38,13 +38,15 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from agent_server.index import search  # noqa: E402
 from agent_server.index.embeddings import ProviderEmbedder, embed_query  # noqa: E402
 from agent_server.index.entities import analyze_request  # noqa: E402
-from agent_server.index.fusion import nearest_chunks  # noqa: E402
+from agent_server.index.fusion import nearest_chunks, path_policy  # noqa: E402
 from agent_server.index.search import Weights, rank_files  # noqa: E402
 from agent_server.index.workspace_index import WorkspaceIndex  # noqa: E402
 from agent_server.llm.base import Provider  # noqa: E402
@@ -53,7 +55,7 @@ from agent_server.llm.openai_compat import OpenAIProvider  # noqa: E402
 from tests.benchmarks.bench_retrieval import KS, dev_tasks, find_git_dir, materialize, pct, score  # noqa: E402
 from tests.real_llm.llama import LlamaServer, binaries_from, start_llama, stop_llama  # noqa: E402
 
-RANKINGS = ("lexical", "fused", "vector")
+RANKINGS = ("lexical", "fused", "vector", "fused, raw vectors", "vector, raw")
 
 
 class CachedEmbedder:
@@ -101,12 +103,33 @@ def start_embedding_server(gguf: Path, log: Path) -> LlamaServer:
                        "-np", "4")  # fmt: skip
 
 
-def ranked_paths(index: WorkspaceIndex, ctx: Any, q: Any, qvec: Any, w: Weights) -> dict[str, list[str]]:
+def ranked_paths(
+    index: WorkspaceIndex, ctx: Any, q: Any, qvec: Any, w: Weights, raw: bool = False
+) -> dict[str, list[str]]:
+    """File orders: lexical, fused (as search ranks them), the vectors alone (with the lexical path policy, as fused
+    uses them) and, with `raw`, the same two without the path policy on the vectors."""
     lexical = [f.path for f in rank_files(index.db, ctx, q, 100, None, w)]
-    fused = [f.path for f in rank_files(index.db, ctx, q, 100, None, w, qvec)] if qvec is not None else lexical
-    nearest = nearest_chunks(index.db, ctx, qvec) if qvec is not None else []
-    vector = list(dict.fromkeys(ctx.paths[fid] for _, _, fid in nearest))[:100]
-    return {"lexical": lexical, "fused": fused, "vector": vector}
+    if qvec is None:
+        return {"lexical": lexical, "fused": lexical, "vector": []}
+    demote = path_policy(ctx, q, w)
+    out = {
+        "lexical": lexical,
+        "fused": [f.path for f in rank_files(index.db, ctx, q, 100, None, w, qvec)],
+        "vector": files_of(ctx, nearest_chunks(index.db, ctx, qvec, demote=demote)),
+    }
+    if raw:
+        # rank_files passes the policy to nearest_chunks; for this variant it is dropped
+        def without_policy(*a: Any, demote: Any = None, **kw: Any) -> Any:
+            return nearest_chunks(*a, **kw)
+
+        with mock.patch.object(search, "nearest_chunks", without_policy):
+            out["fused, raw vectors"] = [f.path for f in rank_files(index.db, ctx, q, 100, None, w, qvec)]
+        out["vector, raw"] = files_of(ctx, nearest_chunks(index.db, ctx, qvec))
+    return {k: v[:100] for k, v in out.items()}
+
+
+def files_of(ctx: Any, nearest: list[tuple[float, int, int]]) -> list[str]:
+    return list(dict.fromkeys(ctx.paths[fid] for _, _, fid in nearest))
 
 
 async def run(args: argparse.Namespace, provider: Provider) -> dict[str, Any]:
@@ -133,7 +156,7 @@ async def run(args: argparse.Namespace, provider: Provider) -> dict[str, Any]:
             qvec = await embed_query(embedder.inner, statement, ctx.vectors[1].shape[1])
             query_ms.append((time.perf_counter() - t0) * 1000)
             q = analyze_request(statement)
-            ranked = await asyncio.to_thread(ranked_paths, index, ctx, q, qvec, index.weights)
+            ranked = await asyncio.to_thread(ranked_paths, index, ctx, q, qvec, index.weights, args.raw)
             for wv in weights:
                 w = replace(index.weights, vector=wv)
                 ranked[f"fused w={wv:g}"] = (await asyncio.to_thread(ranked_paths, index, ctx, q, qvec, w))["fused"]
@@ -191,6 +214,7 @@ def main() -> None:
     # all-MiniLM-L6-v2 was trained on 256 word pieces (sentence-transformers cuts there); ~1,000 characters of code
     ap.add_argument("--max-chars", type=int, default=1000, help="texts are cut to this many characters")
     ap.add_argument("--vector-weights", default="", help="also fuse with these vector weights, e.g. 0.5,2")
+    ap.add_argument("--raw", action="store_true", help="also fuse without the lexical path policy on the vectors")
     ap.add_argument("--json", default=None, help="write the full result (with per-task rankings) here")
     args = ap.parse_args()
     r = asyncio.run(main_async(args))

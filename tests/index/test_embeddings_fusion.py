@@ -24,7 +24,14 @@ from agent_server.llm.openai_compat import OpenAIProvider
 from agent_server.tools.base import Services
 from tests.fakes.fake_llm import FakeLLMServer, bag_of_words_embedding
 
-SYNONYMS = {"login": "authenticate", "logins": "authenticate", "member": "user", "members": "user"}
+SYNONYMS = {
+    "login": "authenticate",
+    "logins": "authenticate",
+    "signin": "authenticate",
+    "member": "user",
+    "members": "user",
+    "customer": "user",
+}
 VECTORS_ONLY = "where is the login of a member validated before an invoice gets paid"
 
 
@@ -238,5 +245,21 @@ async def test_chunks_longer_than_the_embedding_model_takes_are_cut_not_lost(
             "auth/audit.py",
             "auth/session.py",
         }
+    finally:
+        index.close()
+
+
+async def test_vectors_keep_tests_below_the_implementation_like_the_lexical_ranking(
+    project: Path, tmp_path: Path, provider: Provider
+) -> None:
+    # A test that is nearer the request than the code it tests (it says little else), and shares no word with it.
+    write(project, "tests/test_signin.py", "def test_signin_customer(customer):\n    signin(customer)\n")
+    index = WorkspaceIndex(project, tmp_path / "index.db", embedder=ProviderEmbedder(provider, "embed-model"))
+    try:
+        await index.build()
+        await index.embed_pending()
+        fused = [f.path for f in await index.search_files(VECTORS_ONLY, 10)]
+        assert "tests/test_signin.py" not in paths(await lexical_files(index, VECTORS_ONLY))
+        assert fused.index("auth/session.py") < fused.index("tests/test_signin.py")
     finally:
         index.close()
