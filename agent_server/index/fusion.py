@@ -139,7 +139,7 @@ def fuse_chunks(lexical: list[Scored], nearest: list[Scored], vector_weight: flo
     if not nearest:
         return lexical
     file_of = {cid: fid for _, cid, fid in lexical} | {cid: fid for _, cid, fid in nearest}
-    order = fused_order([[c for _, c, _ in lexical], [c for _, c, _ in nearest]], [1.0, vector_weight])
+    order = fused_order([[c for _, c, _ in lexical], [c for _, c, _ in nearest]], [1.0, vector_weight], RRF_K)
     top = _best_possible(vector_weight)
     return [(score / top, cid, file_of[cid]) for cid, score in order]
 
@@ -159,7 +159,7 @@ def fuse_files(
     if not nearest:
         return lexical_files, per_file
     vector_files = list(dict.fromkeys(fid for _, _, fid in nearest))
-    order = fused_order([[fid for _, fid in lexical_files], vector_files], [1.0, vector_weight])
+    order = fused_order([[fid for _, fid in lexical_files], vector_files], [1.0, vector_weight], RRF_K)
     top = _best_possible(vector_weight)
     return [(score / top, fid) for fid, score in order], per_file
 

@@ -43,7 +43,7 @@ from unittest import mock
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from agent_server.index import search  # noqa: E402
+from agent_server.index import fusion, search  # noqa: E402
 from agent_server.index.embeddings import ProviderEmbedder, embed_query  # noqa: E402
 from agent_server.index.entities import analyze_request  # noqa: E402
 from agent_server.index.fusion import nearest_chunks, path_policy  # noqa: E402
@@ -138,6 +138,7 @@ async def run(args: argparse.Namespace, provider: Provider) -> dict[str, Any]:
     inner = ProviderEmbedder(provider, args.embed_model, batch_size=16, max_chars=args.max_chars)
     embedder = CachedEmbedder(inner, scratch / f"vectors-{args.max_chars}.sqlite")
     weights = [float(x) for x in args.vector_weights.split(",")] if args.vector_weights else []
+    ks = [int(x) for x in args.ks.split(",")] if args.ks else []
     rows: list[dict[str, Any]] = []
     query_ms: list[float] = []
     chunks_total = 0
@@ -157,16 +158,21 @@ async def run(args: argparse.Namespace, provider: Provider) -> dict[str, Any]:
             query_ms.append((time.perf_counter() - t0) * 1000)
             q = analyze_request(statement)
             ranked = await asyncio.to_thread(ranked_paths, index, ctx, q, qvec, index.weights, args.raw)
-            for wv in weights:
-                w = replace(index.weights, vector=wv)
-                ranked[f"fused w={wv:g}"] = (await asyncio.to_thread(ranked_paths, index, ctx, q, qvec, w))["fused"]
+            for k in [fusion.RRF_K, *ks]:
+                for wv in [index.weights.vector, *weights]:
+                    if (k, wv) == (fusion.RRF_K, index.weights.vector):
+                        continue  # that is "fused"
+                    w = replace(index.weights, vector=wv)
+                    with mock.patch.object(fusion, "RRF_K", k):
+                        fused = (await asyncio.to_thread(ranked_paths, index, ctx, q, qvec, w))["fused"]
+                    ranked[f"fused k={k} w={wv:g}"] = fused
             index.close()
         gold = t["gold_files"]
         rows.append({"id": t["instance_id"], "leak": t["leak_class"], "gold": gold, "chunks": stats.chunks,
                      **{k: v[:20] for k, v in ranked.items()}})  # fmt: skip
         ranks = {k: (v.index(gold[0]) + 1 if gold[0] in v else None) for k, v in ranked.items() if k in RANKINGS}
         print(f"{t['instance_id']:<28} gold rank {ranks}", file=sys.stderr)
-    names = [k for k in rows[0] if k in RANKINGS or k.startswith("fused w=")] if rows else []
+    names = [k for k in rows[0] if k in RANKINGS or k.startswith("fused k=")] if rows else []
     return {
         "tasks": len(rows),
         "model": args.embed_model,
@@ -214,6 +220,7 @@ def main() -> None:
     # all-MiniLM-L6-v2 was trained on 256 word pieces (sentence-transformers cuts there); ~1,000 characters of code
     ap.add_argument("--max-chars", type=int, default=1000, help="texts are cut to this many characters")
     ap.add_argument("--vector-weights", default="", help="also fuse with these vector weights, e.g. 0.5,2")
+    ap.add_argument("--ks", default="", help="also fuse with these RRF k constants (default 60), e.g. 10,30")
     ap.add_argument("--raw", action="store_true", help="also fuse without the lexical path policy on the vectors")
     ap.add_argument("--json", default=None, help="write the full result (with per-task rankings) here")
     args = ap.parse_args()
