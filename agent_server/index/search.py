@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -179,6 +180,31 @@ def _names_workspace_test(ctx: SearchContext, q: ParsedQuery) -> bool:
     return any(is_test_path(ctx.paths[fid]) for m in mentioned for fid in _match_path(ctx, m) if fid in ctx.paths)
 
 
+def path_policy(ctx: SearchContext, q: ParsedQuery, w: Weights) -> Callable[[str], float]:
+    """The multiplier a path's scores get: test files, prose, example code and vendored code below the
+    implementation unless the request asks for them. Memoized per path (a query scores thousands of chunks of a few
+    hundred files); the vector ranking applies the same policy (fusion.py)."""
+    wants_tests = _names_workspace_test(ctx, q)
+    cache: dict[str, float] = {}
+
+    def factor(path: str) -> float:
+        m = cache.get(path)
+        if m is None:
+            m = 1.0
+            if not wants_tests and is_test_path(path):
+                m = w.test_word_penalty if q.mentions_tests else w.test_penalty
+            elif not q.mentions_docs and is_prose_path(path):
+                m = w.doc_penalty
+            elif not q.mentions_docs and is_example_path(path):
+                m = w.example_penalty
+            if is_vendored_path(path):
+                m *= w.vendored_penalty
+            cache[path] = m
+        return m
+
+    return factor
+
+
 def select_terms(db: IndexDB, ctx: SearchContext, terms: list[str], priority: set[str]) -> list[str]:
     """The rarest `MAX_TERMS` query terms by document frequency (priority terms first), plus a few unseen ones."""
     if not ctx.doc_freq:
@@ -319,7 +345,7 @@ def ranked_files(
         files.append((s, fid))
     files.sort(key=lambda t: (-t[0], ctx.paths.get(t[1], "")))
     if query_vector is not None:
-        nearest = nearest_chunks(db, ctx, query_vector, path_prefix)
+        nearest = nearest_chunks(db, ctx, query_vector, path_prefix, demote=path_policy(ctx, q, w))
         files, per_file = fuse_files(files, scored, nearest, w.vector)
     return files, per_file
 
@@ -477,7 +503,7 @@ def score_chunks(
         vals.sort(reverse=True)
         spread[fid] = sum(vals[1:4])
 
-    wants_tests = _names_workspace_test(ctx, q)
+    demote = path_policy(ctx, q, w)
     scored: list[tuple[float, int, int]] = []
     for cid, fid in chunk_file.items():
         path = ctx.paths.get(fid)
@@ -498,15 +524,7 @@ def score_chunks(
             + (w.open_file if path in ctx.open_files else 0.0)
             + (w.edited_file * ctx.edited_files.get(path, 0.0))
         )
-        if not wants_tests and is_test_path(path):
-            s *= w.test_word_penalty if q.mentions_tests else w.test_penalty
-        elif not q.mentions_docs and is_prose_path(path):
-            s *= w.doc_penalty
-        elif not q.mentions_docs and is_example_path(path):
-            s *= w.example_penalty
-        if is_vendored_path(path):
-            s *= w.vendored_penalty
-        scored.append((s, cid, fid))
+        scored.append((s * demote(path), cid, fid))
     scored.sort(key=lambda t: -t[0])
     return scored, defines
 
