@@ -62,7 +62,7 @@ class Weights:
     prior: float = 0.1
     file_spread: float = 0.25
     file_bm25: float = 0.5  # BM25 of the whole file as one document
-    vector: float = 1.0  # RRF weight of the nearest-neighbour ranking (the lexical one counts 1); see fusion.py
+    vector: float = 0.5  # RRF weight of the nearest-neighbour ranking (the lexical one counts 1); see fusion.py
     open_file: float = 0.15
     edited_file: float = 0.3
     test_penalty: float = 0.4  # test files, unless the query names a test file of the workspace

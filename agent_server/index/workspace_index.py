@@ -304,6 +304,8 @@ class WorkspaceIndex:
         return await asyncio.to_thread(parse_and_rank)
 
     async def _prepare_search(self, query: str) -> tuple[SearchContext, npt.NDArray[np.float32] | None]:
+        if len(query) > MAX_QUERY_CHARS:  # refused before anything is loaded or sent to an embedding server
+            raise QueryTooLongError(len(query))
         ctx = await self._context()
         ctx.open_files = set(self._open)
         now = time.time()
@@ -311,8 +313,6 @@ class WorkspaceIndex:
         qvec = None
         if self.embedder is not None and ctx.vectors is not None:
             qvec = await embed_query(self.embedder, query, ctx.vectors[1].shape[1])  # None: lexical only
-        if len(query) > MAX_QUERY_CHARS:
-            raise QueryTooLongError(len(query))
         return ctx, qvec
 
     def note_open(self, path: Path) -> None:
