@@ -88,6 +88,9 @@ class IndexDB:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the index database {path}: {exc}") from exc
         self.lock = threading.RLock()
+        self._local = threading.local()  # each thread's own read connection (`query_beside`)
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()  # not `lock`: a reader may be opened while a `query` holds that one
         self._stemmer_ready = False
         self._stem_cache: dict[str, str | None] = {}  # None: the tokenizer keeps no token of the term
         self.generation = 0  # bumped on every write so caches (graph, vectors) know to refresh
@@ -117,6 +120,18 @@ class IndexDB:
     def query(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with self.lock:
             return list(self.conn.execute(sql, params))
+
+    def query_beside(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        """`query` on the calling thread's own read connection, without the lock, so that it runs beside a `query`
+        of another thread (WAL lets readers and the writer go on together; SQLite releases the GIL while it works).
+        It sees the last committed state, like any reader."""
+        conn: sqlite3.Connection | None = getattr(self._local, "reader", None)
+        if conn is None:
+            conn = sqlite3.connect(str(self.path), check_same_thread=False)
+            self._local.reader = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return list(conn.execute(sql, params))
 
     def stems(self, terms: Sequence[str]) -> dict[str, str]:
         """Each term as the FTS5 porter tokenizer stores it (`parsing` -> `pars`), via a scratch in-memory table;
@@ -313,5 +328,8 @@ class IndexDB:
         return True
 
     def close(self) -> None:
-        with self.lock:
+        with self.lock, self._readers_lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()
             self.conn.close()

@@ -6,7 +6,9 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -383,30 +385,30 @@ def score_chunks(
     entities = extract_entities(q)
     terms = select_terms(db, ctx, q.fts_terms(), q.priority_terms())
     sal = salience(q) if w.salience else {}
+    # The whole-file and title queries run on a reader of their own beside the chunk query (the two largest FTS5
+    # queries of a search take about as long as each other; one core each).
+    file_terms = list(dict.fromkeys([*terms, *(_file_terms(db, ctx, q) if w.wide_file_query else [])]))
+    title_terms = _title_terms(db, ctx, q) if w.title else []
+    side = _SIDE_QUERIES.submit(_side_queries, db, file_terms if terms and w.file_bm25 else [], title_terms, sal)
     chunk_file: dict[int, int] = {}
     bm25: dict[int, float] = {}
-    if terms:
-        rows = db.query(
-            # Rank inside FTS5 first; joining before the LIMIT would look up every matching chunk.
-            f"SELECT f.id, f.score, c.file_id FROM (SELECT rowid AS id, {CHUNK_BM25} AS score FROM chunks_fts "
-            "WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) f JOIN chunks c ON c.id = f.id",
-            (_fts_query(terms, sal), FTS_LIMIT),
-        )
-        for cid, r, fid in rows:
-            bm25[int(cid)] = -float(r)
-            chunk_file[int(cid)] = int(fid)
+    try:
+        if terms:
+            rows = db.query(
+                # Rank inside FTS5 first; joining before the LIMIT would look up every matching chunk.
+                f"SELECT f.id, f.score, c.file_id FROM (SELECT rowid AS id, {CHUNK_BM25} AS score FROM chunks_fts "
+                "WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) f JOIN chunks c ON c.id = f.id",
+                (_fts_query(terms, sal), FTS_LIMIT),
+            )
+            for cid, r, fid in rows:
+                bm25[int(cid)] = -float(r)
+                chunk_file[int(cid)] = int(fid)
+    finally:
+        file_rows, title_rows = side.result()  # never leave the side query running against a closing database
     top = max(bm25.values(), default=1.0) or 1.0
     bm25 = {c: v / top for c, v in bm25.items()}
-    file_score: dict[int, float] = {}
-    if terms and w.file_bm25:
-        # Whole files are far fewer rows than chunks: the file level can afford more of the request's words.
-        file_terms = list(dict.fromkeys([*terms, *(_file_terms(db, ctx, q) if w.wide_file_query else [])]))
-        rows = db.query(
-            f"SELECT rowid, {FILE_BM25} AS score FROM files_fts WHERE files_fts MATCH ? ORDER BY score LIMIT ?",
-            (_fts_query(file_terms, sal), FILE_LIMIT),
-        )
-        ftop = max((-float(r) for _, r in rows), default=1.0) or 1.0
-        file_score = {int(fid): -float(r) / ftop for fid, r in rows}
+    ftop = max((-float(r) for _, r in file_rows), default=1.0) or 1.0
+    file_score = {int(fid): -float(r) / ftop for fid, r in file_rows}
 
     phrase: dict[int, float] = {}
     if w.phrase:
@@ -420,17 +422,10 @@ def score_chunks(
                 chunk_file[int(cid)] = int(fid)
 
     title: dict[int, float] = {}
-    title_terms = _title_terms(db, ctx, q)
-    if w.title and title_terms:
-        rows = db.query(
-            f"SELECT f.id, f.score, c.file_id FROM (SELECT rowid AS id, {CHUNK_BM25} AS score FROM chunks_fts "
-            "WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) f JOIN chunks c ON c.id = f.id",
-            ("{path symbols} : (" + _fts_query(title_terms) + ")", TITLE_LIMIT),
-        )
-        ttop = max((-float(r) for _, r, _ in rows), default=1.0) or 1.0
-        for cid, r, fid in rows:
-            title[int(cid)] = -float(r) / ttop
-            chunk_file[int(cid)] = int(fid)
+    ttop = max((-float(r) for _, r, _ in title_rows), default=1.0) or 1.0
+    for cid, r, fid in title_rows:
+        title[int(cid)] = -float(r) / ttop
+        chunk_file[int(cid)] = int(fid)
 
     definition: dict[int, float] = defaultdict(float)
     defines: dict[int, float] = defaultdict(float)
@@ -527,6 +522,30 @@ def score_chunks(
         scored.append((s * demote(path), cid, fid))
     scored.sort(key=lambda t: -t[0])
     return scored, defines
+
+
+_SIDE_QUERIES = ThreadPoolExecutor(max_workers=2, thread_name_prefix="index-side-query")
+Rows = list[tuple[Any, ...]]
+
+
+def _side_queries(db: IndexDB, file_terms: list[str], title_terms: list[str], sal: dict[str, int]) -> tuple[Rows, Rows]:
+    """The whole-file BM25 (top `FILE_LIMIT` files) and the title words against chunk paths and symbol names (top
+    `TITLE_LIMIT` chunks), on this thread's own reader."""
+    file_rows: Rows = []
+    title_rows: Rows = []
+    if file_terms:
+        # Whole files are far fewer rows than chunks: the file level can afford more of the request's words.
+        file_rows = db.query_beside(
+            f"SELECT rowid, {FILE_BM25} AS score FROM files_fts WHERE files_fts MATCH ? ORDER BY score LIMIT ?",
+            (_fts_query(file_terms, sal), FILE_LIMIT),
+        )
+    if title_terms:
+        title_rows = db.query_beside(
+            f"SELECT f.id, f.score, c.file_id FROM (SELECT rowid AS id, {CHUNK_BM25} AS score FROM chunks_fts "
+            "WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?) f JOIN chunks c ON c.id = f.id",
+            ("{path symbols} : (" + _fts_query(title_terms) + ")", TITLE_LIMIT),
+        )
+    return file_rows, title_rows
 
 
 def _hits(db: IndexDB, ctx: SearchContext, best: list[tuple[float, int, int]]) -> list[Hit]:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent_server.index.db import IndexDB
 from agent_server.index.graph import SymbolGraph
 from agent_server.index.workspace_index import WorkspaceIndex
 
@@ -142,3 +145,23 @@ async def test_the_cli_maps_only_the_files_a_mention_can_name(code_copy: Path, t
         assert len(files_named(paths, ["agent_server/index/db.py"])) < len(paths) // 10
     finally:
         index.close()
+
+
+def test_a_reader_beside_the_main_connection_sees_committed_rows_and_closes_with_the_index(tmp_path: Path) -> None:
+    db = IndexDB(tmp_path / "i.db")
+    with db.transaction() as conn:
+        conn.execute("INSERT INTO meta(key, value) VALUES ('probe', 'one')")
+    with ThreadPoolExecutor(1) as pool:
+        # Another thread reads on its own connection while this one holds the main connection's lock.
+        with db.lock:
+            beside = pool.submit(db.query_beside, "SELECT value FROM meta WHERE key = 'probe'").result()
+        assert beside == db.query("SELECT value FROM meta WHERE key = 'probe'") == [("one",)]
+        with db.transaction() as conn:
+            conn.execute("UPDATE meta SET value = 'two' WHERE key = 'probe'")
+        again = pool.submit(db.query_beside, "SELECT value FROM meta WHERE key = 'probe'").result()
+        assert again == [("two",)]  # the same reader, reused, sees the newer commit
+        readers = list(db._readers)
+        assert len(readers) == 1
+        db.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        readers[0].execute("SELECT 1")
