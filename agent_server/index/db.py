@@ -182,27 +182,26 @@ class IndexDB:
             self.conn.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab_row USING fts5vocab(main, chunks_fts, 'row')"
             )
-            freqs: dict[str, int] = {}
-            unique = list(dict.fromkeys(stems))
-            for start in range(0, len(unique), 500):
-                batch = unique[start : start + 500]
-                marks = ",".join("?" * len(batch))
-                for t, d in self.conn.execute(f"SELECT term, doc FROM temp.vocab_row WHERE term IN ({marks})", batch):
-                    freqs[str(t)] = int(d)
+            rows = self.query_in("SELECT term, doc FROM temp.vocab_row WHERE term IN ({marks})", dict.fromkeys(stems))
+            freqs = {str(t): int(d) for t, d in rows}
             total = int(self.conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
         return freqs, total
 
     def first_chunks(self, file_ids: Iterable[int]) -> dict[int, int]:
         """file id -> id of its first chunk (lowest start line), in one query per 500 files rather than one each."""
-        ids = list(file_ids)
-        out: dict[int, int] = {}
-        for start in range(0, len(ids), 500):
-            batch = ids[start : start + 500]
-            marks = ",".join("?" * len(batch))
-            # SQLite takes a bare column (id) from the row that holds the MIN.
-            sql = f"SELECT file_id, id, MIN(start_line) FROM chunks WHERE file_id IN ({marks}) GROUP BY file_id"
-            out.update((int(fid), int(cid)) for fid, cid, _ in self.query(sql, batch))
-        return out
+        # SQLite takes a bare column (id) from the row that holds the MIN.
+        sql = "SELECT file_id, id, MIN(start_line) FROM chunks WHERE file_id IN ({marks}) GROUP BY file_id"
+        return {int(fid): int(cid) for fid, cid, _ in self.query_in(sql, file_ids)}
+
+    def query_in(self, sql: str, values: Iterable[object]) -> list[tuple[Any, ...]]:
+        """`query` of `sql` whose `{marks}` is an `IN` list of `values`, in batches of 500 (SQLite caps the number
+        of parameters of one statement), the rows of all batches together."""
+        items = list(values)
+        rows: list[tuple[Any, ...]] = []
+        for start in range(0, len(items), 500):
+            batch = items[start : start + 500]
+            rows.extend(self.query(sql.format(marks=",".join("?" * len(batch))), batch))
+        return rows
 
     def catalog(self) -> dict[str, CatalogEntry]:
         rows = self.query("SELECT path, id, hash, size, mtime_ns FROM files")

@@ -90,12 +90,8 @@ def nearest_chunks(
     top = np.argpartition(-sims, want - 1)[:want] if want < len(sims) else np.arange(len(sims))
     top = top[np.argsort(-sims[top], kind="stable")]
     cids = [int(ids[i]) for i in top]
-    files: dict[int, int] = {}
-    for start in range(0, len(cids), 500):
-        batch = cids[start : start + 500]
-        marks = ",".join("?" * len(batch))
-        for cid, fid in db.query(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", batch):
-            files[int(cid)] = int(fid)
+    rows = db.query_in("SELECT id, file_id FROM chunks WHERE id IN ({marks})", cids)
+    files = {int(cid): int(fid) for cid, fid in rows}
     out: list[Scored] = []
     for i, cid in zip(top, cids, strict=True):
         if sims[i] <= 0:

@@ -22,7 +22,7 @@ _JS_FRAME = re.compile(
 )
 _LOC = re.compile(r"(?<![\w.\-])((?:[\w.\-]{1,255}/){0,40}[\w.\-]{1,255}\." + _EXT + r")(?::(\d{1,9}))?(?::\d+)?\b")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an identifier-like word (search.salience counts them too)
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 # `pip list` / `conda list` / version dumps: a name then a version; pure noise for locating code.
@@ -99,7 +99,7 @@ def parse_query(text: str) -> ParsedQuery:
     q = ParsedQuery(text=text)
     text = _VERSION_LINE.sub("", text)
     first = next((line for line in text.splitlines() if line.strip()), "")
-    q.title = [w.lower() for w in _WORD.findall(first) if len(w) > 2 and w.lower() not in STOP_WORDS]
+    q.title = [w.lower() for w in WORD.findall(first) if len(w) > 2 and w.lower() not in STOP_WORDS]
     for m in _PY_FRAME.finditer(text):
         q.frames.append(Frame(m.group(1), int(m.group(2)), m.group(3)))
     for m in _JAVA_FRAME.finditer(text):
@@ -118,7 +118,7 @@ def parse_query(text: str) -> ParsedQuery:
             q.paths.append(path)
     idents: dict[str, None] = {}
     for m in _BACKTICK.finditer(text):
-        for w in _WORD.findall(m.group(1)):
+        for w in WORD.findall(m.group(1)):
             if len(w) > 1 and w.lower() not in STOP_WORDS:
                 idents[w] = None
     for m in _DOTTED.finditer(text):
@@ -136,7 +136,7 @@ def parse_query(text: str) -> ParsedQuery:
         if f.function and not f.function.startswith("<"):
             idents[f.function] = None
     words: dict[str, None] = {}
-    for w in _WORD.findall(text):
+    for w in WORD.findall(text):
         if _is_code_identifier(w):
             idents[w] = None
         # A row of underscores is a rule in pasted terminal output, not a word.

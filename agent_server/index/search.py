@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -15,12 +14,10 @@ import numpy.typing as npt
 
 from .db import CHUNK_BM25, FILE_BM25, IndexDB
 from .entities import extract_entities, is_example_path, is_vendored_path
-from .fusion import fuse_files, nearest_chunks
+from .fusion import VECTOR_WEIGHT, fuse_files, nearest_chunks
 from .graph import SymbolGraph
-from .query import ParsedQuery
+from .query import WORD, ParsedQuery
 from .tokenize import split_identifier
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 FTS_LIMIT = 300
 FILE_LIMIT = 100
@@ -64,7 +61,7 @@ class Weights:
     prior: float = 0.1
     file_spread: float = 0.25
     file_bm25: float = 0.5  # BM25 of the whole file as one document
-    vector: float = 0.5  # RRF weight of the nearest-neighbour ranking (the lexical one counts 1); see fusion.py
+    vector: float = VECTOR_WEIGHT  # RRF weight of the nearest-neighbour ranking (the lexical one counts 1)
     open_file: float = 0.15
     edited_file: float = 0.3
     test_penalty: float = 0.4  # test files, unless the query names a test file of the workspace
@@ -207,6 +204,11 @@ def path_policy(ctx: SearchContext, q: ParsedQuery, w: Weights) -> Callable[[str
     return factor
 
 
+def _common_limit(ctx: SearchContext) -> float:
+    """Terms in more chunks than this are left out of a query (unless the index is tiny)."""
+    return max(COMMON_SHARE * ctx.chunk_count, MIN_COMMON_DF)
+
+
 def select_terms(db: IndexDB, ctx: SearchContext, terms: list[str], priority: set[str]) -> list[str]:
     """The rarest `MAX_TERMS` query terms by document frequency (priority terms first), plus a few unseen ones."""
     if not ctx.doc_freq:
@@ -221,7 +223,7 @@ def select_terms(db: IndexDB, ctx: SearchContext, terms: list[str], priority: se
         else:
             seen.append((term not in priority, df, pos, term))
     # Drop terms in most chunks, unless the index is tiny or nothing rarer is left.
-    limit = max(COMMON_SHARE * ctx.chunk_count, MIN_COMMON_DF)
+    limit = _common_limit(ctx)
     kept = [x for x in seen if x[1] <= limit] or seen
     rare: list[tuple[int, int, str]] = []
     postings = 0
@@ -245,7 +247,7 @@ def _file_terms(db: IndexDB, ctx: SearchContext, q: ParsedQuery) -> list[str]:
     if not ctx.doc_freq:
         return terms[:FILE_TERMS]
     stems = db.stems(terms)
-    limit = max(COMMON_SHARE * ctx.chunk_count, MIN_COMMON_DF)
+    limit = _common_limit(ctx)
     by_df = sorted((ctx.doc_freq.get(stems.get(t, t), 0), pos, t) for pos, t in enumerate(terms))
     out: list[tuple[int, str]] = []
     postings = 0
@@ -265,7 +267,7 @@ def _title_terms(db: IndexDB, ctx: SearchContext, q: ParsedQuery) -> list[str]:
     if not ctx.doc_freq or not words:
         return words
     stems = db.stems(words)
-    limit = max(COMMON_SHARE * ctx.chunk_count, MIN_COMMON_DF)
+    limit = _common_limit(ctx)
     return [t for t in words if ctx.doc_freq.get(stems.get(t, t), 0) <= limit]
 
 
@@ -283,7 +285,7 @@ def salience(q: ParsedQuery) -> dict[str, int]:
     """How many times each query term should count: one, plus one for a title word, plus one for a term the
     request repeats."""
     counts: dict[str, int] = defaultdict(int)
-    for word in _WORD.findall(q.text):
+    for word in WORD.findall(q.text):
         counts[word.lower()] += 1
         parts = split_identifier(word)
         if len(parts) > 1:  # `add_marker` also uses `marker`
