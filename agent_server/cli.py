@@ -66,7 +66,7 @@ def cmd_acp(args: argparse.Namespace) -> int:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from .agent.service import AgentService
+    from .session.service import AgentService
     from .terminal import TerminalClient
 
     workspace = Path(args.workspace or ".").resolve()

@@ -284,21 +284,3 @@ def build(*layers: dict[str, Any]) -> Settings:
         if err["type"] == "extra_forbidden":
             expected = "unknown setting"
         raise ConfigError(key, f"{expected} (got {err.get('input')!r})") from None
-
-
-def load(
-    workspace: Path | None = None,
-    client_options: dict[str, Any] | None = None,
-    cli_overrides: dict[str, Any] | None = None,
-    environ: dict[str, str] | None = None,
-    user_file: Path | None = None,
-) -> Settings:
-    """All layers, in contract order, the way every face must read them: each bad key is logged and skipped, and
-    the workspace file's risky keys apply only in a trusted workspace. Faces that show the problems to the user
-    call `config_layers.load_layers` and use its `issues` and `withheld` instead."""
-    from .config_layers import load_layers  # it builds on this module
-
-    loaded = load_layers(workspace, client_options, cli_overrides, environ, user_file)
-    for notice in loaded.notices():
-        log.warning("%s", notice)
-    return loaded.settings

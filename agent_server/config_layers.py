@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import logging
 import tomllib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,9 @@ from . import config as config_mod
 from . import trust
 from .config import Settings, StoreConfig
 from .errors import AgentServerError
+from .tools.names import BUILTIN_TOOL_NAMES
+
+log = logging.getLogger(__name__)
 
 WORKSPACE_FILE = ".agent-server.toml"
 _MAX_DROPS = 200  # a layer with more bad keys than this is dropped whole
@@ -121,10 +125,7 @@ def dict_layer(data: dict[str, Any] | None, source: str, issues: list[ConfigIssu
 
 
 def _known_tools() -> set[str]:
-    from .tools.builtin import builtin_tools  # tools import config: only when checking names
-    from .tools.spill import read_output_tool
-
-    return {tool.name for tool in builtin_tools()} | {read_output_tool().name}
+    return set(BUILTIN_TOOL_NAMES)
 
 
 def _checked_name(name: str) -> bool:
@@ -361,3 +362,19 @@ async def settle_trust(
     if notice:
         await notify(notice)
     return None
+
+
+def load(
+    workspace: Path | None = None,
+    client_options: dict[str, Any] | None = None,
+    cli_overrides: dict[str, Any] | None = None,
+    environ: dict[str, str] | None = None,
+    user_file: Path | None = None,
+) -> Settings:
+    """All layers, in contract order, the way every face must read them: each bad key is logged and skipped, and
+    the workspace file's risky keys apply only in a trusted workspace. Faces that show the problems to the user
+    call `load_layers` and use its `issues` and `withheld` instead."""
+    loaded = load_layers(workspace, client_options, cli_overrides, environ, user_file)
+    for notice in loaded.notices():
+        log.warning("%s", notice)
+    return loaded.settings

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from . import acp
-from .agent.client import ClientFeatures, FileChange
+from .turn.client import ClientFeatures, FileChange
 
 Approve = Literal["ask", "all", "none"]
 _CHOICES = {"y": "allow_once", "a": "allow_always", "n": "reject_once", "r": "reject_always"}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_server import config
+from agent_server import config, config_layers
 from agent_server.errors import ConfigError
 
 
@@ -24,7 +24,7 @@ def test_each_layer_overrides_the_one_below(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     write(ws / ".agent-server.toml", '[llm]\nmodel = "workspace"\nkeep_alive = "1h"\n')
     env = {"AGENT_SERVER_LLM__MODEL": "env", "AGENT_SERVER_LLM_PROVIDER": "openai"}
-    s = config.load(
+    s = config_layers.load(
         ws, client_options={"llm": {"model": "client", "baseUrl": "http://client"}}, environ=env, user_file=user
     )
     assert (s.llm.model, s.llm.base_url, s.llm.provider, s.llm.temperature) == (
@@ -34,7 +34,7 @@ def test_each_layer_overrides_the_one_below(tmp_path: Path) -> None:
         0.1,
     )
     assert s.agent.max_rounds == 7
-    s = config.load(
+    s = config_layers.load(
         ws,
         client_options={"llm": {"model": "client"}},
         cli_overrides={"llm": {"model": "cli"}},
@@ -45,7 +45,7 @@ def test_each_layer_overrides_the_one_below(tmp_path: Path) -> None:
 
 
 def test_defaults_when_nothing_is_configured(tmp_path: Path) -> None:
-    s = config.load(tmp_path, environ={}, user_file=tmp_path / "missing.toml")
+    s = config_layers.load(tmp_path, environ={}, user_file=tmp_path / "missing.toml")
     assert s.llm.provider is None and s.llm.base_url is None  # auto-detection
     assert s.agent.max_rounds == 20 and s.tools.result_limit == 6000 and s.context.compact_at == 0.7
 
@@ -70,7 +70,9 @@ def test_bad_values_name_the_key(layer: dict[str, object], key: str) -> None:
 
 def test_bad_toml_names_the_file_and_the_rest_loads(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     bad = write(tmp_path / "ws" / ".agent-server.toml", "[llm\nmodel=")
-    s = config.load(bad.parent, client_options={"agent": {"maxRounds": 4}}, environ={}, user_file=tmp_path / "n.toml")
+    s = config_layers.load(
+        bad.parent, client_options={"agent": {"maxRounds": 4}}, environ={}, user_file=tmp_path / "n.toml"
+    )
     assert s.agent.max_rounds == 4
     assert any(str(bad) in r.getMessage() for r in caplog.records)
 
@@ -78,7 +80,7 @@ def test_bad_toml_names_the_file_and_the_rest_loads(tmp_path: Path, caplog: pyte
 def test_env_json_values_and_mcp_servers_merge(tmp_path: Path) -> None:
     user = write(tmp_path / "u.toml", '[mcpServers.a]\ncommand = "a"\n')
     env = {"AGENT_SERVER_TOOLS__RULES": '[{"tool": "run_command", "pattern": "pytest*", "policy": "allow"}]'}
-    s = config.load(None, client_options={"mcpServers": {"b": {"url": "http://b"}}}, environ=env, user_file=user)
+    s = config_layers.load(None, client_options={"mcpServers": {"b": {"url": "http://b"}}}, environ=env, user_file=user)
     assert s.tools.rules[0].pattern == "pytest*"
     assert set(s.mcp_servers) == {"a", "b"}
 

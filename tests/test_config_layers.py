@@ -115,6 +115,18 @@ def test_unknown_tool_names_get_a_did_you_mean_and_stay(tmp_path: Path) -> None:
     assert len(loaded.issues) == 2  # globs and MCP names (github__*) are not judged
 
 
+def test_every_builtin_tool_name_is_accepted_in_rules(tmp_path: Path) -> None:
+    """A rule naming any real built-in tool (read_output included) loads without a 'matches no tool' issue."""
+    from agent_server.tools.builtin import builtin_tools
+    from agent_server.tools.spill import read_output_tool
+
+    names = sorted({tool.name for tool in builtin_tools()} | {read_output_tool().name})
+    policy = "".join(f'{name} = "ask"\n' for name in names)
+    loaded = load_layers(None, environ={}, user_file=write(tmp_path / "u.toml", f"[tools.policy]\n{policy}"))
+    assert loaded.issues == []
+    assert set(loaded.settings.tools.policy) == set(names)
+
+
 def test_a_bad_mcp_server_entry_drops_only_that_server(tmp_path: Path) -> None:
     user = write(tmp_path / "u.toml", '[mcpServers.good]\ncommand = "echo"\n[mcpServers.bad]\nargs = ["x"]\n')
     loaded = load_layers(None, environ={}, user_file=user)

@@ -12,11 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, acp, logging_setup
-from .. import config as config_mod
-from ..agent.service import AgentService
-from ..agent.session import Session
+from .. import __version__, acp, config_layers, logging_setup
+from ..session.service import AgentService
 from ..stdio import claim_stdout
+from ..turn.live_session import Session
 from . import commands, options
 from .client import AcpClient
 from .rpc import INVALID_PARAMS, Connection, LineReader, RpcFailure
@@ -79,10 +78,10 @@ class AcpAgent:
         if self.service is None:
             workspace = Path(cwd).resolve() if cwd else Path.cwd()
             try:
-                settings = config_mod.load(workspace=workspace, cli_overrides=self.cli_overrides)
+                settings = config_layers.load(workspace=workspace, cli_overrides=self.cli_overrides)
             except Exception as exc:  # a bad setting must not stop the agent: run on defaults, say why
                 log.error("%s (running on defaults)", exc)
-                settings = config_mod.load(workspace=None, cli_overrides=self.cli_overrides)
+                settings = config_layers.load(workspace=None, cli_overrides=self.cli_overrides)
             logging_setup.remember_secrets(logging_setup.secrets_in(settings))
             self.service = AgentService(settings, [workspace], self.client)
             indexer = self.service.indexer

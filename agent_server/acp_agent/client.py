@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
-from ..agent.client import ClientFeatures, CommandRun, FileChange
+from ..turn.client import ClientFeatures, CommandRun, FileChange
 from .rpc import Connection
 
 log = logging.getLogger(__name__)

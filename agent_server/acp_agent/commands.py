@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from .. import acp
-from ..agent.service import AgentService
-from ..agent.session import Session
+from ..session.service import AgentService
+from ..turn.live_session import Session
 from . import options
 from .client import AcpClient
 
@@ -97,7 +97,7 @@ async def _index(ctx: CommandContext, arg: str) -> None:
 
 
 async def _compact(ctx: CommandContext, arg: str) -> None:
-    from ..agent.compact_now import compact_session
+    from ..turn.compact_now import compact_session
 
     await ctx.say("Compacting the conversation…\n")
     await ctx.say(await compact_session(ctx.service, ctx.session))

@@ -11,9 +11,9 @@ import asyncio
 import logging
 
 from .. import acp
-from ..agent.service import AgentService
-from ..agent.session import Session
 from ..agents import ProfileError
+from ..session.service import AgentService
+from ..turn.live_session import Session
 
 log = logging.getLogger(__name__)
 MODEL_LIST_TIMEOUT_S = 5.0

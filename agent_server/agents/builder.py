@@ -45,7 +45,7 @@ def create_profile(
 
 def describe_catalog(workspace: Path | None, db_path: Path) -> dict[str, Any]:
     """Every profile a session in `workspace` can use, and the files that could not be loaded."""
-    from ..agent.modes import catalog_for
+    from .modes import catalog_for
 
     catalog = catalog_for(workspace, db_path) if workspace is not None else load_catalog(None)
     agents = [

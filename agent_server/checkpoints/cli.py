@@ -93,7 +93,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_restore(args: argparse.Namespace) -> int:
-    from ..agent import checkpointing
+    from . import hook as checkpointing
 
     store, service = _service(args)
     with store:

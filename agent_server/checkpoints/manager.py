@@ -18,9 +18,9 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..agent.client import AgentClient, FileChange, TextEdit
 from ..errors import AgentServerError
 from ..store import Store
+from ..turn.client import AgentClient, FileChange, TextEdit
 from .git_snapshots import GitError, GitSnapshots, find_repository
 from .records import CheckpointRecord, CheckpointTable
 

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from .db import IndexDB
 
 if TYPE_CHECKING:
-    from .search import SearchContext
+    from .search_context import SearchContext
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,9 @@ from .db import IndexDB
 from .entities import analyze_request
 from .graph import SymbolGraph
 from .query import MAX_QUERY_CHARS, ParsedQuery, QueryTooLongError
-from .search import FileHit, Hit, SearchContext, Weights, build_suffix_map, rank, rank_files
+from .search import FileHit, Hit, rank, rank_files
+from .search_context import SearchContext, build_suffix_map
+from .weights import Weights
 
 
 def open_existing(db_path: Path) -> IndexDB | None:
@@ -25,7 +27,7 @@ def open_existing(db_path: Path) -> IndexDB | None:
 
 def files_named(paths: dict[int, str], mentions: list[str]) -> dict[int, str]:
     """The files whose suffix-map keys can end in the last component of a mentioned path, in `paths` order.
-    `search._match_path` only looks up keys ending in that component, and a file's keys end in its name, its name
+    `search.match_path` only looks up keys ending in that component, and a file's keys end in its name, its name
     without the extension or (for `__init__.*`) its directory's name: so `build_suffix_map` of these files answers
     every lookup of these mentions exactly as the whole map would, at a fraction of the cost on a large tree."""
     names = set()

@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .db import CHUNK_BM25, FILE_BM25, IndexDB
-from .entities import extract_entities, is_example_path, is_vendored_path
-from .fusion import VECTOR_WEIGHT, fuse_files, nearest_chunks
-from .graph import SymbolGraph
+from .entities import extract_entities
+from .fusion import fuse_files, nearest_chunks
+from .path_policy import match_path, path_policy
 from .query import WORD, ParsedQuery
+from .search_context import SearchContext
 from .tokenize import split_identifier
+from .weights import Weights
 
 FTS_LIMIT = 300
 FILE_LIMIT = 100
@@ -49,36 +50,6 @@ class Hit:
 
 
 @dataclass
-class Weights:
-    """How much each signal counts; tuned on the dev split of the retrieval benchmark only."""
-
-    bm25: float = 1.0
-    definition: float = 0.8
-    path: float = 1.2
-    frame_file: float = 1.5
-    frame_line: float = 0.8
-    graph: float = 0.5
-    prior: float = 0.1
-    file_spread: float = 0.25
-    file_bm25: float = 0.5  # BM25 of the whole file as one document
-    vector: float = VECTOR_WEIGHT  # RRF weight of the nearest-neighbour ranking (the lexical one counts 1)
-    open_file: float = 0.15
-    edited_file: float = 0.3
-    test_penalty: float = 0.4  # test files, unless the query names a test file of the workspace
-    test_word_penalty: float = 0.4  # test files when the query only says "test" (bug reports usually do)
-    doc_penalty: float = 0.6  # prose (README, changelogs, .rst/.md docs) unless the query talks about docs
-    example_penalty: float = 0.7  # code under doc/, examples/, bench/: not the project itself
-    phrase: float = 0.8  # the chunk contains an error message of the request verbatim
-    strong_definition: float = 0.4  # defines a name the request quotes as code or as an error type
-    define_file: float = 0.3  # file level: the file defines a query identifier (not just mentions it)
-    wide_file_query: float = 1.0  # 1: the file-level BM25 also gets up to FILE_TERMS non-common terms; 0: off
-    title: float = 0.3  # the request's first line (an issue title) against chunk paths and symbol names
-    aggregate: float = 0.1  # file level: share of the file's 2nd and 3rd best chunk scores added to its best
-    vendored_penalty: float = 0.6  # another project's code copied in (see `is_vendored_path`)
-    salience: float = 1.0  # 1: title words and terms the request repeats count twice in BM25; 0: off
-
-
-@dataclass
 class FileHit:
     """One ranked file with its best chunks (already `Hit`s, best first)."""
 
@@ -102,106 +73,6 @@ class FileHit:
                 for h in self.chunks
             ],
         }
-
-
-@dataclass
-class SearchContext:
-    """Per-generation caches the ranking needs: the graph, path lookups and the vector matrix."""
-
-    graph: SymbolGraph
-    paths: dict[int, str]
-    by_suffix: dict[str, list[int]]
-    vectors: tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]] | None = None
-    open_files: set[str] = field(default_factory=set)
-    edited_files: dict[str, float] = field(default_factory=dict)
-    doc_freq: dict[str, int] = field(default_factory=dict)  # stemmed term -> chunks containing it (may lag writes)
-    chunk_count: int = 0
-
-
-def build_suffix_map(paths: dict[int, str]) -> dict[str, list[int]]:
-    """Every trailing run of path components (with and without extension) -> file ids."""
-    out: dict[str, list[int]] = defaultdict(list)
-    for fid, path in paths.items():
-        parts = path.split("/")
-        stem = path.rsplit(".", 1)[0] if "." in parts[-1] else path
-        stem_parts = stem.split("/")
-        keys = {"/".join(parts[i:]) for i in range(len(parts))} | {"/".join(stem_parts[i:]) for i in range(len(parts))}
-        if parts[-1].startswith("__init__."):
-            pkg = "/".join(parts[:-1])
-            keys |= {"/".join(parts[i:-1]) for i in range(len(parts) - 1)} if pkg else set()
-        for key in keys:
-            out[key].append(fid)
-    return out
-
-
-def is_test_path(path: str) -> bool:
-    parts = path.lower().split("/")
-    name = parts[-1]
-    return (
-        any(p in ("test", "tests", "testing", "__tests__", "spec", "specs") for p in parts[:-1])
-        or name.startswith("test_")
-        or name.startswith("conftest.")
-        or ".test." in name
-        or ".spec." in name
-        or name.rsplit(".", 1)[0].endswith("_test")
-    )
-
-
-_PROSE_NAMES = ("readme", "changelog", "changes", "history", "news", "authors", "contributing", "license")
-_PROSE_SUFFIXES = frozenset({"md", "rst", "txt", "adoc"})
-
-
-def is_prose_path(path: str) -> bool:
-    """Documentation and project prose rather than code."""
-    name = path.lower().rsplit("/", 1)[-1]
-    stem, _, suffix = name.rpartition(".")
-    return suffix in _PROSE_SUFFIXES or (stem or suffix).startswith(_PROSE_NAMES)
-
-
-def _match_path(ctx: SearchContext, mention: str) -> list[int]:
-    """Files a mentioned path refers to: the longest matching suffix that names at most a few files."""
-    parts = [p for p in mention.replace("\\", "/").split("/") if p and p != "."]
-    for i in range(len(parts)):
-        key = "/".join(parts[i:])
-        found = ctx.by_suffix.get(key)
-        if found:
-            # A bare file name like `utils.py` matches many files; only trust it when it is nearly unique.
-            return found if len(found) <= (4 if i < len(parts) - 1 else 2) else []
-    return []
-
-
-def _names_workspace_test(ctx: SearchContext, q: ParsedQuery) -> bool:
-    """The request names a test file or directory of this workspace. A bug report's own `test_foo.py` (the
-    reproducer, not in the repository) says nothing about wanting the project's tests."""
-    if not q.mentions_test_path:
-        return False
-    mentioned = [*q.paths, *(f.path for f in q.frames)]
-    return any(is_test_path(ctx.paths[fid]) for m in mentioned for fid in _match_path(ctx, m) if fid in ctx.paths)
-
-
-def path_policy(ctx: SearchContext, q: ParsedQuery, w: Weights) -> Callable[[str], float]:
-    """The multiplier a path's scores get: test files, prose, example code and vendored code below the
-    implementation unless the request asks for them. Memoized per path (a query scores thousands of chunks of a few
-    hundred files); the vector ranking applies the same policy (fusion.py)."""
-    wants_tests = _names_workspace_test(ctx, q)
-    cache: dict[str, float] = {}
-
-    def factor(path: str) -> float:
-        m = cache.get(path)
-        if m is None:
-            m = 1.0
-            if not wants_tests and is_test_path(path):
-                m = w.test_word_penalty if q.mentions_tests else w.test_penalty
-            elif not q.mentions_docs and is_prose_path(path):
-                m = w.doc_penalty
-            elif not q.mentions_docs and is_example_path(path):
-                m = w.example_penalty
-            if is_vendored_path(path):
-                m *= w.vendored_penalty
-            cache[path] = m
-        return m
-
-    return factor
 
 
 def _common_limit(ctx: SearchContext) -> float:
@@ -449,13 +320,13 @@ def score_chunks(
 
     path_hit: dict[int, float] = defaultdict(float)
     for mention in q.paths:
-        found = _match_path(ctx, mention)
+        found = match_path(ctx, mention)
         for fid in found:
             path_hit[fid] = max(path_hit[fid], 1.0 / len(found))
     frame_file: dict[int, float] = defaultdict(float)
     frame_lines: dict[int, list[int]] = defaultdict(list)
     for pos, frame in enumerate(q.frames):
-        found = _match_path(ctx, frame.path)
+        found = match_path(ctx, frame.path)
         for fid in found:
             # Deeper frames (printed later) are closer to the failure.
             frame_file[fid] = max(frame_file[fid], (0.6 + 0.4 * (pos + 1) / len(q.frames)) / len(found))

@@ -22,8 +22,10 @@ from .pool import discard_pool, shared_pool, usable_cpus, warm_pool
 from .prepare import PreparedFile, prepare_batch, prepare_data
 from .query import MAX_QUERY_CHARS, QueryTooLongError
 from .scanner import ScannedFile, Scanner
-from .search import FileHit, Hit, SearchContext, Weights, build_suffix_map, rank, rank_files
+from .search import FileHit, Hit, rank, rank_files
+from .search_context import SearchContext, build_suffix_map
 from .watcher import watch_tree
+from .weights import Weights
 
 BATCH_FILES = 64
 IN_FLIGHT_PER_CPU = 3  # batches queued per worker: results come back in order, so one slow batch must not idle the rest

@@ -12,7 +12,7 @@ from urllib.parse import unquote
 from lsprotocol import types as lsp
 
 from .. import acp
-from ..agent.client import ClientFeatures, FileChange, ProgressReporter
+from ..turn.client import ClientFeatures, FileChange, ProgressReporter
 
 if TYPE_CHECKING:
     from .server import AgentLanguageServer

@@ -17,7 +17,7 @@ from ..llm.model_names import find_listed
 from .errors import INVALID_PARAMS, RpcError
 
 if TYPE_CHECKING:
-    from ..agent.service import AgentService
+    from ..session.service import AgentService
 
 _MODEL_LIST_WAIT_S = 10.0
 

@@ -32,7 +32,7 @@ from .lsp_client import LspClient, LspProgress
 from .transport import read_loop, serve_stdin
 
 if TYPE_CHECKING:
-    from ..agent.service import AgentService
+    from ..session.service import AgentService
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -128,7 +128,7 @@ class AgentLanguageServer(LanguageServer):
     def start_agent(self) -> None:
         """Create the agent once `initialize` is answered (at `initialized`, or the first request that needs it):
         loading the agent, its tools and its store is most of a cold start, and the editor waits for nothing else."""
-        from ..agent.service import AgentService
+        from ..session.service import AgentService
 
         loaded = self.loaded
         assert loaded is not None and self.settings is not None

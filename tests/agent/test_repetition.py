@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_server.agent.repeated_calls import CallRepeats, nudge_text
-from agent_server.agent.repetition import Loop, RepetitionGuard, trimmed
 from agent_server.messages import ToolCall
+from agent_server.turn.guards.repeated_calls import CallRepeats, nudge_text
+from agent_server.turn.guards.repetition import Loop, RepetitionGuard, trimmed
 from tests.agent.real_answers import ANSWERS, LOOPS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent_server.agent.hot_context import hot_context, with_hot_context
 from agent_server.context import estimate_text
+from agent_server.context_sources.hot_context import hot_context, with_hot_context
 from agent_server.messages import Message, ToolCall
 
 

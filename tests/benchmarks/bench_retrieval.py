@@ -23,9 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from agent_server.index.entities import analyze_request
+from agent_server.index.path_policy import is_test_path
 from agent_server.index.query import MAX_QUERY_CHARS
-from agent_server.index.search import Weights, is_test_path, rank, rank_files
+from agent_server.index.search import rank, rank_files
 from agent_server.index.tokenize import STOP_WORDS, split_identifier
+from agent_server.index.weights import Weights
 from agent_server.index.workspace_index import WorkspaceIndex
 
 TASKS = Path("/work/shared/bench/swebench-lite-loc/tasks.jsonl")

@@ -51,7 +51,9 @@ from agent_server.index import fusion, search  # noqa: E402
 from agent_server.index.embeddings import ProviderEmbedder, embed_query  # noqa: E402
 from agent_server.index.entities import analyze_request  # noqa: E402
 from agent_server.index.fusion import nearest_chunks  # noqa: E402
-from agent_server.index.search import Weights, path_policy, rank_files  # noqa: E402
+from agent_server.index.path_policy import path_policy  # noqa: E402
+from agent_server.index.search import rank_files  # noqa: E402
+from agent_server.index.weights import Weights  # noqa: E402
 from agent_server.index.workspace_index import WorkspaceIndex  # noqa: E402
 from agent_server.llm.base import Provider  # noqa: E402
 from agent_server.llm.ollama import OllamaProvider  # noqa: E402

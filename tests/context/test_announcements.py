@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_server.agent.analysis import analyze, announces_next_step
+from agent_server.turn.guards.analysis import analyze, announces_next_step
 
 CORPUS = json.loads((Path(__file__).parent / "announcement_corpus.json").read_text(encoding="utf-8"))
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from agent_server.agent.indexing import IndexService
 from agent_server.config import IndexConfig
 from agent_server.index import WorkspaceIndex
 from agent_server.index.embeddings import ProviderEmbedder
 from agent_server.index.fusion import fused_order, rrf
+from agent_server.index.service import IndexService
 from agent_server.llm.base import Provider
 from agent_server.llm.ollama import OllamaProvider
 from agent_server.llm.openai_compat import OpenAIProvider
@@ -212,7 +212,7 @@ async def test_background_embedding_against_a_dead_server_logs_and_search_stays_
         await service.index.build()
         idle = asyncio.Event()
         idle.set()  # no chat turn is running
-        with caplog.at_level(logging.WARNING, logger="agent_server.agent.indexing"):
+        with caplog.at_level(logging.WARNING, logger="agent_server.index.service"):
             service.start_embedding(ProviderEmbedder(provider, "embed-model"), idle)
             assert await asyncio.wait_for(service.embedding_done(), 30) == 0
         assert any("embedding chunks with embed-model stopped" in r.getMessage() for r in caplog.records)

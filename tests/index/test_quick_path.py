@@ -126,8 +126,9 @@ async def test_stems_and_first_chunks_match_their_one_by_one_answers(code_copy: 
 
 
 async def test_the_cli_maps_only_the_files_a_mention_can_name(code_copy: Path, tmp_path: Path) -> None:
+    from agent_server.index.path_policy import match_path
     from agent_server.index.quick import files_named
-    from agent_server.index.search import SearchContext, _match_path, build_suffix_map
+    from agent_server.index.search_context import SearchContext, build_suffix_map
 
     index = await built(code_copy, tmp_path / "index.db")
     try:
@@ -140,8 +141,8 @@ async def test_the_cli_maps_only_the_files_a_mention_can_name(code_copy: Path, t
         whole = SearchContext(graph, paths, build_suffix_map(paths))
         for mention in mentions:
             only = SearchContext(graph, paths, build_suffix_map(files_named(paths, [mention])))
-            assert _match_path(only, mention) == _match_path(whole, mention), mention
-        assert _match_path(whole, "agent_server/index")  # the package's __init__.py: the check is not vacuous
+            assert match_path(only, mention) == match_path(whole, mention), mention
+        assert match_path(whole, "agent_server/index")  # the package's __init__.py: the check is not vacuous
         assert len(files_named(paths, ["agent_server/index/db.py"])) < len(paths) // 10
     finally:
         index.close()

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from agent_server import acp
-from agent_server.agent.client import ClientFeatures
 from agent_server.tools.base import ToolContext
 from agent_server.tools.builtin import default_registry
+from agent_server.turn.client import ClientFeatures
 
 from .conftest import RecordingClient
 

@@ -20,11 +20,12 @@ from .. import acp
 from ..context import answer_reserve, choose_num_ctx, estimate_messages
 from ..llm.base import ChatRequest, GenerationOptions
 from ..messages import Message, TextDelta, ToolCall
-from .client import AgentClient, ClientFeatures, FileChange, ProgressReporter
-from .loop import StopReason, Turn, run_turn
-from .model_call import ModelReply, call_model
-from .relay import UpdateRelay
-from .session import Session
+from ..turn.client import AgentClient, ClientFeatures, FileChange, ProgressReporter
+from ..turn.live_session import Session
+from ..turn.loop import run_turn
+from ..turn.model_call import ModelReply, call_model
+from ..turn.relay import UpdateRelay
+from ..turn.turn import StopReason, Turn
 
 PLANNER_PROMPT = """You plan coding tasks for a small assistant that works one step at a time.
 Read the request and answer ONLY with a numbered list of at most {steps} short, concrete steps (one line each,

@@ -7,9 +7,8 @@ from typing import Any
 
 from .. import acp
 from ..messages import Message
-from .tool_step import rejection_of
-
-INTERRUPTED = "Error: interrupted; the agent stopped before this call finished."
+from ..turn.interrupted import INTERRUPTED
+from ..turn.tool_step import rejection_of
 
 
 def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.SessionUpdate]:
@@ -64,26 +63,3 @@ def _close(open_calls: list[str]) -> Iterator[acp.SessionUpdate]:
             tool_call_id=call_id, status="failed", content=[acp.Content(content=acp.TextContent(text=INTERRUPTED))]
         )
     open_calls.clear()
-
-
-def unanswered_calls(history: list[Message]) -> list[Message]:
-    """Tool results for calls that never got one (the process died mid-call), placed right after their call's
-    results, so the history is valid for the model again. Returns the inserted messages; `history` is edited."""
-    inserted: list[Message] = []
-    i = 0
-    while i < len(history):
-        message = history[i]
-        i += 1
-        if message.role != "assistant" or not message.tool_calls:
-            continue
-        answered: set[str] = set()
-        while i < len(history) and history[i].role == "tool":
-            answered.add(history[i].tool_call_id or "")
-            i += 1
-        for call in message.tool_calls:
-            if call.id not in answered:
-                result = Message(role="tool", content=INTERRUPTED, tool_call_id=call.id, tool_name=call.name)
-                history.insert(i, result)
-                inserted.append(result)
-                i += 1
-    return inserted

@@ -8,12 +8,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from ..checkpoints import CheckpointService, RestoreResult
 from ..errors import AgentServerError
 from ..store import Store
 from ..tools.base import Tool
-from .client import AgentClient
-from .session import Session
+from ..turn.client import AgentClient
+from ..turn.live_session import Session
+from . import CheckpointService, RestoreResult
 
 
 def touched_paths(args: dict[str, Any], roots: list[Path]) -> list[Path]:

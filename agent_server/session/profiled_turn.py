@@ -4,26 +4,44 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from ..agents import Profile, modes
+from ..agents.orchestrator import orchestrate, run_subturn
+from ..agents.subagents import RUN_AGENT, run_agent_tool
+from ..checkpoints import CheckpointService
+from ..checkpoints.hook import checkpoint_hook
+from ..config import Settings
+from ..llm.base import ModelInfo, Provider
 from ..llm.text_tools import recover_tool_calls
 from ..messages import Message
+from ..store import Store
+from ..tools.base import Services
 from ..tools.permissions import PermissionPolicy
-from . import modes
-from .checkpointing import checkpoint_hook
-from .client import AgentClient
-from .context_step import ContextStep
-from .loop import StopReason, Turn, run_turn
-from .orchestrator import orchestrate, run_subturn
-from .prompts import system_prompt
-from .relay import UpdateRelay
-from .session import Session
-from .subagents import RUN_AGENT, run_agent_tool
-
-if TYPE_CHECKING:
-    from .service import AgentService
+from ..tools.registry import ToolRegistry
+from ..turn.client import AgentClient
+from ..turn.context_step import ContextStep
+from ..turn.live_session import Session
+from ..turn.loop import run_turn
+from ..turn.prompts import system_prompt
+from ..turn.relay import UpdateRelay
+from ..turn.turn import StopReason, Turn
 
 Persist = Callable[[list[Message]], Awaitable[None]]
+
+
+class TurnHost(Protocol):
+    """What a profiled turn takes from the service that runs it (`AgentService` is one)."""
+
+    settings: Settings
+    store: Store
+    services: Services
+    checkpoints: CheckpointService | None
+    modes: modes.ModeManager
+
+    async def provider(self) -> tuple[Provider, str, ModelInfo | None]: ...
+
+    def tools_for(self, session: Session, profile: Profile | None = None) -> ToolRegistry: ...
 
 
 async def _keep_nothing(history: list[Message]) -> None:  # a sub-turn's history is scratch
@@ -31,7 +49,7 @@ async def _keep_nothing(history: list[Message]) -> None:  # a sub-turn's history
 
 
 async def run_profiled_turn(
-    service: AgentService,
+    service: TurnHost,
     session: Session,
     shaped: modes.TurnSetup,
     text: str,

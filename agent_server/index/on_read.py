@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
-from ..index.chunker import Chunk, chunk_text
 from ..messages import Message
-from .client import AgentClient
+from ..turn.client import AgentClient
+from .chunker import Chunk, chunk_text
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
-from ..messages import ToolCall
+from ...messages import ToolCall
 
 NUDGE_AT = 3  # the call that earns the nudge
 STOP_AT = NUDGE_AT + 1  # the call that ends the turn

@@ -13,14 +13,14 @@ import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
-from .. import acp
-from ..context import estimate_tools
-from ..llm.base import ChatRequest, ModelInfo
-from ..llm.capabilities import CapabilityCache
-from ..messages import Usage
+from ... import acp
+from ...context import estimate_tools
+from ...llm.base import ChatRequest, ModelInfo
+from ...llm.capabilities import CapabilityCache
+from ...messages import Usage
 
 if TYPE_CHECKING:
-    from .loop import Turn
+    from ..turn import Turn
 
 log = logging.getLogger(__name__)
 

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..config import IndexConfig
 from ..tools.base import Services
-from .client import AgentClient
+from ..turn.client import AgentClient
 
 if TYPE_CHECKING:  # the index (numpy, SQLite) loads with the service, not with this module
-    from ..index.embeddings import Embedder
+    from .embeddings import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ class IndexService:
         services: Services,
         on_built: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
-        from ..index.workspace_index import WorkspaceIndex
+        from .workspace_index import WorkspaceIndex
 
         self.root = root
         self.config = config

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from .. import acp
-from ..messages import Message, ToolCall
-from .model_call import ModelReply
+from ... import acp
+from ...messages import Message, ToolCall
+from ..model_call import ModelReply
 from .repeated_calls import NOT_RUN, nudge_text, stop_note
 from .repetition import trimmed
 
 if TYPE_CHECKING:
-    from .loop import StopReason, Turn
+    from ..turn import StopReason, Turn
 
 CallTools = Callable[["Turn", list[ToolCall]], Awaitable[bool]]
 

@@ -11,11 +11,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .. import acp
-from ..agents import Profile
+from ..agents import Profile, modes
 from ..checkpoints import CheckpointLimits, CheckpointService, RestoreResult
+from ..checkpoints import hook as checkpointing
 from ..config import Settings
 from ..context import estimate_message
+from ..context_sources.content import display_text, prompt_text
+from ..context_sources.hot_context import with_hot_context
 from ..errors import AgentServerError, InvalidParamsError, SessionNotFoundError
+from ..index.service import IndexService
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
 from ..messages import Message
@@ -24,15 +28,11 @@ from ..tools.base import Services
 from ..tools.builtin import builtin_tools
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
-from . import checkpointing, modes
-from .client import AgentClient
-from .content import display_text, prompt_text
-from .hot_context import with_hot_context
-from .indexing import IndexService
+from ..turn.client import AgentClient
+from ..turn.live_session import Session
+from ..turn.relay import UpdateRelay
 from .profiled_turn import run_profiled_turn
-from .relay import UpdateRelay
 from .replay import replay_updates
-from .session import Session
 from .titles import title_from_prompt
 
 log = logging.getLogger(__name__)
@@ -392,7 +392,7 @@ class AgentService:
         index = self.services.get("index")
         if not self.settings.index.auto_context or index is None:
             return
-        from . import auto_context
+        from ..context_sources import auto_context
 
         found = await auto_context.gather(index, text, self.settings.index.auto_context_tokens)
         if found is None:
@@ -405,7 +405,7 @@ class AgentService:
 
     async def _on_read(self, session: Session, client: AgentClient) -> None:
         """After a turn: shorten the files it read, per index.on_read (seed 000's GraphRAG loop)."""
-        from .on_read import OnRead
+        from ..index.on_read import OnRead
 
         starts = [i for i, m in enumerate(session.history) if m.role == "user" and not m.meta.get("nudge")]
         since = starts[-1] if starts else 0

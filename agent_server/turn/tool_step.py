@@ -14,7 +14,7 @@ from ..tools.base import Tool, ToolContext, ToolResult
 from .permission_preview import Preview, preview
 
 if TYPE_CHECKING:
-    from .loop import Turn
+    from .turn import Turn
 
 log = logging.getLogger(__name__)
 

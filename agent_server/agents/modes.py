@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import acp
-from ..agents import Catalog, Profile, ProfileError, load_catalog
 from ..config import Settings, ToolRule
 from ..store import Store
 from ..tools.base import Tool
-from .session import Session
+from ..turn.live_session import Session
+from . import Catalog, Profile, ProfileError, load_catalog
 
 log = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ from ..tools.base import PAGE_CHARS
 from . import prompts
 
 if TYPE_CHECKING:
-    from .loop import Turn
+    from .turn import Turn
 
 log = logging.getLogger(__name__)
 LOOP_CONTROL = {"task_completion", "ask_question", "update_plan"}

@@ -16,8 +16,8 @@ from .context_step import ContextStep, summarize_with
 from .prompts import system_prompt
 
 if TYPE_CHECKING:
-    from .service import AgentService
-    from .session import Session
+    from ..session.service import AgentService
+    from .live_session import Session
 
 
 async def compact_session(service: AgentService, session: Session) -> str:

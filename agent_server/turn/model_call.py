@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from ..llm.base import ChatRequest, Provider
 from ..messages import FinishReason, Message, TextDelta, ThinkingDelta, ToolCall, ToolCallEvent, Usage
+from .guards.repetition import Loop, RepetitionGuard
 from .relay import UpdateRelay
-from .repetition import Loop, RepetitionGuard
 
 
 @dataclass

@@ -9,58 +9,21 @@ round sees it and a crash loses at most the message in flight.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from .. import acp
-from ..config import Settings
 from ..errors import ContextOverflowError, LLMError
-from ..llm.base import ChatRequest, GenerationOptions, Provider
+from ..llm.base import ChatRequest, GenerationOptions
 from ..messages import Message, ToolCall
-from ..tools.base import Services, Tool
 from . import prompts
-from .analysis import analyze
-from .client import AgentClient
-from .dropped_tools import switch_if_dropped
-from .loop_guards import end_looping_answer, run_calls_guarded
+from .guards.analysis import analyze
+from .guards.dropped_tools import switch_if_dropped
+from .guards.loop_guards import end_looping_answer, run_calls_guarded
+from .interrupted import unanswered_calls
 from .model_call import ModelReply, call_model
-from .relay import UpdateRelay
-from .repeated_calls import CallRepeats
-from .replay import unanswered_calls
 from .tool_step import run_tool_call
+from .turn import StopReason, Turn
 
-if TYPE_CHECKING:
-    from ..tools.permissions import PermissionPolicy
-    from ..tools.registry import ToolRegistry
-    from .context_step import ContextStep
-    from .session import Session
-
-StopReason = acp.StopReason
 MAX_STORED_DIFF = 200_000  # characters of old + new text kept with a tool result for replay
-
-
-@dataclass
-class Turn:
-    """Everything one turn needs; built by the service, read by the loop."""
-
-    session: Session
-    client: AgentClient
-    provider: Provider
-    model: str
-    settings: Settings
-    tools: ToolRegistry
-    policy: PermissionPolicy
-    context: ContextStep
-    record: Callable[[Message], Awaitable[None]]
-    relay: UpdateRelay
-    services: Services = field(default_factory=lambda: Services())
-    recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], str]] | None = None
-    # Called before a tool that may change files runs (after approval): takes the turn's checkpoint.
-    checkpoint: Callable[[Tool, dict[str, Any]], Awaitable[None]] | None = None
-    # Counters of the robustness paths, so each stays capped within the turn.
-    nudges: dict[str, int] = field(default_factory=dict)
-    repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again
 
 
 async def run_turn(turn: Turn) -> StopReason:

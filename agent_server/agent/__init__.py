@@ -1,1 +1,0 @@
-"""Sessions and the turn loop. Emits ACP-shaped updates to an abstract `AgentClient`; never imports pygls."""

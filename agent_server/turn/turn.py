@@ -1,0 +1,71 @@
+"""What one turn is made of: the `Turn` the service builds and every step of the loop reads.
+
+The steps (context, model call, tool call, guards) import this module, never the loop, so the loop can import
+them. The context step is seen through `TurnContext`, the few things the loop and the guards ask of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .. import acp
+from ..config import Settings
+from ..llm.base import ChatRequest, ModelInfo, Provider, ToolSpec
+from ..messages import Message, ToolCall, Usage
+from ..tools.base import Services, Tool
+from .client import AgentClient
+from .guards.repeated_calls import CallRepeats
+from .live_session import Session
+from .relay import UpdateRelay
+
+if TYPE_CHECKING:
+    from ..tools.permissions import PermissionPolicy
+    from ..tools.registry import ToolRegistry
+
+StopReason = acp.StopReason
+
+
+class TurnContext(Protocol):
+    """The context step as the loop sees it: fit the history into the window, learn from what the server saw."""
+
+    system_prompt: str
+    model_info: ModelInfo | None
+    provider_name: str
+    window: int
+    persist: Callable[[list[Message]], Awaitable[None]]
+
+    @property
+    def prompt_tools(self) -> bool: ...
+
+    async def prepare(self, turn: Turn) -> tuple[list[Message], list[ToolSpec], int | None]: ...
+
+    async def observe(self, request: ChatRequest, usage: Usage) -> None: ...
+
+    def truncated(self, usage: Usage) -> bool: ...
+
+    def shrink_window(self, n_ctx: int | None) -> None: ...
+
+
+@dataclass
+class Turn:
+    """Everything one turn needs; built by the service, read by the loop."""
+
+    session: Session
+    client: AgentClient
+    provider: Provider
+    model: str
+    settings: Settings
+    tools: ToolRegistry
+    policy: PermissionPolicy
+    context: TurnContext
+    record: Callable[[Message], Awaitable[None]]
+    relay: UpdateRelay
+    services: Services = field(default_factory=lambda: Services())
+    recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], str]] | None = None
+    # Called before a tool that may change files runs (after approval): takes the turn's checkpoint.
+    checkpoint: Callable[[Tool, dict[str, Any]], Awaitable[None]] | None = None
+    # Counters of the robustness paths, so each stays capped within the turn.
+    nudges: dict[str, int] = field(default_factory=dict)
+    repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again
