@@ -45,7 +45,8 @@ def _load(args: argparse.Namespace, workspace: Path | None) -> config_mod.Settin
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from .protocol.server import create_server, serve_stdio, serve_tcp
+    from .protocol.app import create_server
+    from .protocol.running import serve_stdio, serve_tcp
 
     logging_setup.setup(args.log_level, args.log_file)
     server = create_server(_overrides(args))

@@ -6,16 +6,14 @@ import asyncio
 import itertools
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
 
 from .. import acp
 from ..turn.client import ClientFeatures, FileChange, ProgressReporter
-
-if TYPE_CHECKING:
-    from .server import AgentLanguageServer
 
 log = logging.getLogger(__name__)
 _tokens = itertools.count(1)
@@ -24,8 +22,11 @@ _tokens = itertools.count(1)
 class LspProgress:
     """Standard work-done progress ($/progress begin/report/end), cancellable by the client."""
 
-    def __init__(self, server: AgentLanguageServer, token: str, enabled: bool = True) -> None:
+    def __init__(
+        self, server: LanguageServer, token: str, registry: dict[str, LspProgress], enabled: bool = True
+    ) -> None:
         self._server = server
+        self._registry = registry  # open progresses by token, so the client's cancel finds them
         self.token = token
         self.enabled = enabled  # a client without workDoneProgress support must get no $/progress
         self._cancelled = False
@@ -45,15 +46,16 @@ class LspProgress:
         )
 
     async def end(self, message: str) -> None:
-        self._server.progress_tokens.pop(self.token, None)
+        self._registry.pop(self.token, None)
         if self.enabled:
             self._server.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message))
 
 
 class LspClient:
-    def __init__(self, server: AgentLanguageServer) -> None:
+    def __init__(self, server: LanguageServer) -> None:
         self._server = server
         self.features = ClientFeatures()
+        self.progress_tokens: dict[str, LspProgress] = {}
 
     def configure(self, caps: lsp.ClientCapabilities, options: dict[str, Any]) -> None:
         ws = caps.workspace
@@ -155,8 +157,8 @@ class LspClient:
 
     async def begin_progress(self, title: str, cancellable: bool = True) -> ProgressReporter:
         token = f"agent-server-{next(_tokens)}"
-        progress = LspProgress(self._server, token, enabled=self.features.work_done_progress)
-        self._server.progress_tokens[token] = progress
+        progress = LspProgress(self._server, token, self.progress_tokens, enabled=self.features.work_done_progress)
+        self.progress_tokens[token] = progress
         if not progress.enabled:
             return progress
         try:

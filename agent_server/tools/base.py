@@ -13,7 +13,7 @@ from .. import acp
 if TYPE_CHECKING:
     from ..llm.capabilities import CapabilityCache
     from ..turn.client import AgentClient
-    from .codebase import CodeIndex
+    from .code_index import CodeIndex
 
 Policy = Literal["allow", "ask", "deny"]
 

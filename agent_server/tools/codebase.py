@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path, PurePath
-from typing import Any, Protocol
+from typing import Any
 
 from .. import acp
 from ..index.query import MAX_QUERY_CHARS, QueryTooLongError
 from .base import ToolContext, ToolResult
+from .code_index import CodeIndex, SearchHit
 from .sandbox import relative
 
 NOT_BUILT = (
@@ -16,35 +16,6 @@ NOT_BUILT = (
     "Meanwhile use search_text (regex) or find_files (glob)."
 )
 SNIPPET_LINES = 12
-
-
-class SearchHit(Protocol):
-    @property
-    def path(self) -> str | PurePath: ...
-    @property
-    def start_line(self) -> int: ...
-    @property
-    def end_line(self) -> int: ...
-    @property
-    def score(self) -> float: ...
-    @property
-    def snippet(self) -> str: ...
-
-
-class SearchFileHit(Protocol):
-    @property
-    def path(self) -> str: ...
-    @property
-    def score(self) -> float: ...
-    @property
-    def chunks(self) -> Sequence[SearchHit]: ...
-
-
-class CodeIndex(Protocol):
-    """What codebase_search needs from the index service (`ctx.services["index"]`)."""
-
-    async def search(self, query: str, limit: int) -> Sequence[SearchHit]: ...
-    async def search_files(self, query: str, limit: int) -> Sequence[SearchFileHit]: ...
 
 
 def _absolute(ctx: ToolContext, path: str | PurePath) -> Path:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from agent_server.protocol.server import create_server
+from agent_server.protocol.app import create_server
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 
 MESSAGES = int(os.environ.get("FUZZ_MESSAGES", "10000"))

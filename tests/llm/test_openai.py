@@ -111,7 +111,7 @@ def test_20_timings_without_usage_chunk(fake_llm: FakeLLMServer) -> None:
     body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "q"}]}
     text = httpx.post(fake_llm.url + "/v1/chat/completions", json=body).text
     assert '"usage"' not in text and '"timings"' in text
-    from agent_server.llm.openai_compat import usage_from
+    from agent_server.llm.openai_stream import usage_from
 
     last = json.loads(next(ln for ln in text.splitlines() if "timings" in ln)[6:])
     u = usage_from(last.get("usage"), last["timings"])

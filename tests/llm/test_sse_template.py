@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent_server.llm.openai_compat import SSEChat, _Turn, text_template
+from agent_server.llm.openai_stream import SSEChat, StreamState, text_template
 from agent_server.messages import Finish, StreamEvent, TextDelta
 
 URL = "http://127.0.0.1:1/x"
@@ -18,7 +18,7 @@ def event(content: object, **top: object) -> bytes:
 
 def parse(body: bytes, read: int = 0) -> tuple[list[StreamEvent], SSEChat]:
     """All events of `body` and `[DONE]`, fed in reads of `read` bytes (0 = one read, then `[DONE]` in another)."""
-    parser = SSEChat(_Turn(URL))
+    parser = SSEChat(StreamState(URL))
     events: list[StreamEvent] = []
     step = read or len(body)
     for i in range(0, len(body), step):

@@ -8,14 +8,14 @@ import pytest
 
 from agent_server.errors import LLMStreamError
 from agent_server.llm.ollama import NDJSONChat
-from agent_server.llm.openai_compat import SSEChat, _Turn
+from agent_server.llm.openai_stream import SSEChat, StreamState
 from agent_server.messages import Finish, StreamEvent, TextDelta, ThinkingDelta, ToolCallEvent
 
 URL = "http://127.0.0.1:1/x"
 
 
-def sse(body: bytes, cuts: list[int]) -> tuple[list[StreamEvent], _Turn]:
-    turn = _Turn(URL)
+def sse(body: bytes, cuts: list[int]) -> tuple[list[StreamEvent], StreamState]:
+    turn = StreamState(URL)
     parser = SSEChat(turn)
     events: list[StreamEvent] = []
     for start, end in zip([0, *cuts], [*cuts, len(body)], strict=True):
