@@ -1,31 +1,39 @@
 #!/usr/bin/env bash
 # Every benchmark, one after the other; each prints ratios against a baseline measured in the same run.
-# The retrieval benchmark needs bare git mirrors of psf/requests, pallets/flask and pytest-dev/pytest
-# (and optionally sympy/sympy) under REPOS_DIR (default /work/.mirror); it is skipped with a note otherwise.
+#   bash scripts/bench.sh           full sizes
+#   bash scripts/bench.sh --quick   tiny sizes: checks that every benchmark still runs (CI runs these through
+#                                   tests/benchmarks/test_quick_modes.py)
+# Data comes from arguments or the environment, never from a path that exists on one machine only:
+#   AGENT_BENCH_REPOS     bare git mirrors of psf/requests, pallets/flask, pytest-dev/pytest (retrieval benchmarks;
+#                         without it they run their --quick tasks on this repository instead)
+#   AGENT_BENCH_BIG_REPO  a bare git dir of a large repository such as sympy (index speed, query latency)
+#   AGENT_BENCH_TASKS     the SWE-bench Lite localization tasks (default: ../shared/bench beside the checkout)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
 . .venv/bin/activate
-echo "== stream relay (issue 2)";     python tests/benchmarks/bench_relay.py
-echo "== provider parsing (issue 3)"; python tests/benchmarks/bench_provider.py
-echo "== per-round context work (issue 5)"; python tests/benchmarks/bench_context.py
-echo "== cold start of serve (issue 15)"; python tests/benchmarks/bench_startup.py
-echo "== cold start of acp against serve (issue 16)"; python tests/benchmarks/bench_acp_startup.py
-echo "== checkpoints on a 10,000-file repository (issue 18)"; python tests/benchmarks/bench_checkpoints.py
-echo "== cold agent-server search vs python -c pass (issue 19)"; python tests/benchmarks/bench_cli_search.py
-REPOS_DIR="${REPOS_DIR:-/work/.mirror}"
-if ls -d "$REPOS_DIR"/*requests* >/dev/null 2>&1; then
+Q=()
+[ "${1:-}" = "--quick" ] && Q=(--quick)
+REPOS="${AGENT_BENCH_REPOS:-}"
+BIG="${AGENT_BENCH_BIG_REPO:-}"
+echo "== stream relay (issue 2)";     python tests/benchmarks/bench_relay.py "${Q[@]}"
+echo "== provider parsing (issue 3)"; python tests/benchmarks/bench_provider.py "${Q[@]}"
+echo "== per-round context work (issue 5)"; python tests/benchmarks/bench_context.py "${Q[@]}"
+echo "== cold start of serve (issue 15)"; python tests/benchmarks/bench_startup.py "${Q[@]}"
+echo "== cold start of acp against serve (issue 16)"; python tests/benchmarks/bench_acp_startup.py "${Q[@]}"
+echo "== checkpoints on a 10,000-file repository (issue 18)"; python tests/benchmarks/bench_checkpoints.py "${Q[@]}"
+echo "== cold agent-server search vs python -c pass (issue 19)"; python tests/benchmarks/bench_cli_search.py "${Q[@]}"
+echo "== cold index throughput vs read+hash (issue 19)"
+python tests/benchmarks/bench_index_speed.py "${Q[@]}" ${BIG:+--big-repo "$BIG"}
+if [ -n "$REPOS" ] && [ ${#Q[@]} -eq 0 ]; then
   echo "== retrieval on SWE-bench Lite dev, file level (issues 7, 19)"
-  big=$(ls -d "$REPOS_DIR"/sympy*/repo 2>/dev/null | head -1 || true)
-  python tests/benchmarks/bench_retrieval.py --repos-dir "$REPOS_DIR" ${big:+--big-repo "$big"}
-  if [ -n "$big" ]; then
-    echo "== cold index throughput on $big vs read+hash (issue 19)"
-    python tests/benchmarks/bench_index_speed.py --big-repo "$big"
-  fi
+  python tests/benchmarks/bench_retrieval.py --repos-dir "$REPOS" ${BIG:+--big-repo "$BIG"}
   echo "== retrieval on the dev repositories' own history (issue 19)"
-  python tests/benchmarks/bench_retrieval_history.py --repos-dir "$REPOS_DIR"
+  python tests/benchmarks/bench_retrieval_history.py --repos-dir "$REPOS"
 else
-  echo "== retrieval: skipped, no repository mirrors in $REPOS_DIR (see tests/benchmarks/bench_retrieval.py --help)"
+  echo "== retrieval, quick tasks on this repository (set AGENT_BENCH_REPOS for the dev split)"
+  python tests/benchmarks/bench_retrieval.py --quick
+  python tests/benchmarks/bench_retrieval_history.py --quick
 fi
-echo "== prompt-cache reuse over a 10-round turn, real llama-server (issue 14)"
-python tests/benchmarks/bench_prompt_cache.py
+echo "== prompt-cache reuse over a multi-round turn, real llama.cpp server (issue 14)"
+python tests/benchmarks/bench_prompt_cache.py "${Q[@]}"

@@ -69,4 +69,6 @@ async def main(runs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
-    asyncio.run(main(parser.parse_args().runs))
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that the benchmark runs (CI)")
+    args = parser.parse_args()
+    asyncio.run(main(1 if args.quick else args.runs))

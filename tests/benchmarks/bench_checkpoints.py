@@ -57,7 +57,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--reps", type=int, default=15)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that the benchmark runs (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.files, args.reps = 300, 1
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"
         make_repo(repo, args.files)

@@ -38,7 +38,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--query", default="rank files by their best chunks")
     ap.add_argument("--db", type=Path, default=None, help="reuse this index database (built first if missing)")
+    ap.add_argument("--quick", action="store_true", help="tiny sizes: checks that the benchmark runs (CI)")
     args = ap.parse_args()
+    if args.quick:
+        args.runs = 2
     with tempfile.TemporaryDirectory() as tmp:
         ws = args.workspace
         if ws is None:

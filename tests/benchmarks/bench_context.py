@@ -43,7 +43,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--messages", type=int, default=500)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that the benchmark runs (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.messages = 10, 50
     cfg = ContextConfig()
     msgs = history(args.messages)
     tools = [ToolSpec(f"tool{i}", "does a thing " * 10, {"type": "object", "properties": {"x": {}}}) for i in range(12)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import os
 import resource
 import statistics
 import sys
@@ -65,6 +66,8 @@ def measured_build(root: Path) -> tuple[int, int, float, float]:
 def workspace(args: argparse.Namespace) -> Path:
     if args.workspace is not None:
         return Path(args.workspace)
+    if args.quick or args.big_repo is None:
+        return Path(__file__).resolve().parents[2] / "agent_server"
     git_dir = Path(args.big_repo)
     dest = SCRATCH / f"big-{git_dir.parent.name}"
     if not dest.is_dir():
@@ -78,7 +81,8 @@ def workspace(args: argparse.Namespace) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--workspace", default=None, help="an already materialized tree to index")
-    ap.add_argument("--big-repo", default="/work/.mirror/sympy+sympy/repo", help="bare git dir (default: sympy)")
+    ap.add_argument("--big-repo", default=os.environ.get("AGENT_BENCH_BIG_REPO"), help="bare git dir (e.g. sympy)")
+    ap.add_argument("--quick", action="store_true", help="index this repository's own package: checks that it runs")
     ap.add_argument("--runs", type=int, default=1, help="cold builds to time (the median is reported)")
     args = ap.parse_args()
     root = workspace(args)

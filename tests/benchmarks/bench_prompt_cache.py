@@ -225,7 +225,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--windows", default="8192,2048", help="llama-server -c values, comma-separated")
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--quick", action="store_true", help="one small window, 3 rounds: checks that it runs")
     args = parser.parse_args()
+    if args.quick:
+        args.windows, args.rounds = "2048", 3
     binaries = build_or_reuse()
     results = []
     for n_ctx in (int(w) for w in args.windows.split(",")):

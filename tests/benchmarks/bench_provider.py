@@ -106,7 +106,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pieces", type=int, default=10_000)
     parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that the benchmark runs (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.pieces, args.reps = 500, 1
     proc = subprocess.Popen([sys.executable, "-m", "tests.fakes.fake_llm"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import re
 import statistics
 import subprocess
@@ -37,8 +38,15 @@ BODY = {"model": MODEL, "stream": True, "messages": [{"role": "user", "content":
 INDEX = re.compile(r"<(\d+)>")
 
 
+def words(n: int) -> list[str]:
+    """`n` pieces of made-up prose: a stream that repeats one span is cut by the repetition guard, as it should be."""
+    rng = random.Random(n)
+    syllables = ["ka", "lo", "mi", "ter", "su", "ven", "dra", "po", "li", "qua", "zen", "rho", "tu", "bel"]
+    return ["".join(rng.choice(syllables) for _ in range(rng.randint(1, 4))) + " " for _ in range(n)]
+
+
 def pieces_reply(n: int, coalesce: int = 64) -> dict[str, Any]:
-    return {"steps": [{"text": "tok "}] * n, "coalesce": coalesce}
+    return {"steps": [{"text": w} for w in words(n)], "coalesce": coalesce}
 
 
 def indexed_reply(n: int, pause_s: float) -> dict[str, Any]:
@@ -133,9 +141,9 @@ async def measure(b: Bench, args: argparse.Namespace) -> None:
     for _ in range(args.reps):
         a.append(await b.bare(full))
         a1.append(await b.bare(one))
-        t.append((await b.turn(full, "tok " * n))[0])
+        t.append((await b.turn(full, "".join(words(n))))[0])
         chunks.append(b.chunks)
-        t1.append((await b.turn(one, "tok "))[0])
+        t1.append((await b.turn(one, "".join(words(1))))[0])
     ma, ma1, mt, mt1 = (statistics.median(x) * 1000 for x in (a, a1, t, t1))
     print(f"throughput: {n} pieces (64 per write), {args.reps} reps, medians")
     print(f"  (a)  bare httpx read            {ma:8.1f} ms     1-piece read  {ma1:6.1f} ms")
@@ -162,7 +170,10 @@ def main() -> None:
     parser.add_argument("--pieces", type=int, default=2000)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--latency-pieces", type=int, default=300)
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that the benchmark runs (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.pieces, args.reps, args.latency_pieces = 200, 1, 30
     fake = subprocess.Popen(
         [sys.executable, "-m", "tests.fakes.fake_llm", "--port", "0", "--model", MODEL],
         cwd=ROOT,

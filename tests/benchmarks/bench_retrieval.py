@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -30,11 +31,26 @@ from agent_server.index.tokenize import STOP_WORDS, split_identifier
 from agent_server.index.weights import Weights
 from agent_server.index.workspace_index import WorkspaceIndex
 
-TASKS = Path("/work/shared/bench/swebench-lite-loc/tasks.jsonl")
+ROOT = Path(__file__).resolve().parents[2]
+# The task file ships in the project's shared folder beside the checkout; elsewhere pass --tasks or AGENT_BENCH_TASKS.
+TASKS = Path(os.environ.get("AGENT_BENCH_TASKS") or ROOT.parent / "shared/bench/swebench-lite-loc/tasks.jsonl")
+# --quick: two requests about this repository itself, so the whole benchmark path runs anywhere (CI) in seconds.
+QUICK_TASKS = [
+    (
+        "The streamed answer repeats the same span until the token limit; the repetition guard should cut it earlier.",
+        "agent_server/turn/guards/repetition.py",
+    ),
+    (
+        "Reciprocal rank fusion of the lexical ranking with the nearest chunk vectors gives the wrong weight.",
+        "agent_server/index/fusion.py",
+    ),
+]
 KS = (1, 3, 5, 10)
 
 
 def find_git_dir(repos_dir: Path, repo: str) -> Path:
+    if repo == "self/agent-server":
+        return ROOT / ".git"
     owner, name = repo.split("/")
     for cand in (repos_dir / f"{owner}+{name}" / "repo", repos_dir / f"{name}.git", repos_dir / name / ".git",
                  repos_dir / name):  # fmt: skip
@@ -152,13 +168,24 @@ def score(rows: list[dict[str, Any]], key: str) -> dict[str, float]:
     return out
 
 
-def dev_tasks() -> list[dict[str, Any]]:
-    tasks = [json.loads(line) for line in TASKS.read_text().splitlines() if line.strip()]
+def quick_tasks() -> list[dict[str, Any]]:
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    return [
+        {"instance_id": f"self-{i}", "repo": "self/agent-server", "base_commit": head.stdout.strip(), "split": "dev",
+         "problem_statement": text, "gold_files": [gold], "leak_class": "None"}
+        for i, (text, gold) in enumerate(QUICK_TASKS)
+    ]  # fmt: skip
+
+
+def dev_tasks(path: Path = TASKS) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise SystemExit(f"no task file at {path}: pass --tasks or set AGENT_BENCH_TASKS")
+    tasks = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return [t for t in tasks if t["split"] == "dev"]
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    tasks = dev_tasks()
+    tasks = quick_tasks() if args.quick else dev_tasks(Path(args.tasks))
     scratch = Path(args.scratch)
     rows: list[dict[str, Any]] = []
     hybrid_ms: list[float] = []
@@ -168,7 +195,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     ref_files = 0
     ref_s = 0.0
     for t in tasks:
-        git_dir = find_git_dir(Path(args.repos_dir), t["repo"])
+        git_dir = find_git_dir(Path(args.repos_dir or "."), t["repo"])
         ws = await asyncio.to_thread(materialize, git_dir, t["base_commit"], scratch / t["instance_id"])
         with tempfile.TemporaryDirectory() as tmp:
             index = WorkspaceIndex(ws, Path(tmp) / "index.db")
@@ -281,12 +308,20 @@ async def edit_latency(index: WorkspaceIndex, ws: Path, edits: int = 20) -> list
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--repos-dir", default="/work/.mirror")
+    ap.add_argument(
+        "--repos-dir", default=os.environ.get("AGENT_BENCH_REPOS"), help="bare git mirrors (env AGENT_BENCH_REPOS)"
+    )
+    ap.add_argument("--tasks", default=str(TASKS), help="SWE-bench Lite localization tasks (env AGENT_BENCH_TASKS)")
+    ap.add_argument(
+        "--quick", action="store_true", help="two tasks on this repository itself: checks that it runs (CI)"
+    )
     ap.add_argument("--scratch", default=str(Path(tempfile.gettempdir()) / "bench-retrieval"))
     ap.add_argument("--big-repo", default=None, help="bare git dir of a large repo for the latency run")
     ap.add_argument("--json", default=None, help="write the full result (with per-task rankings) here")
     ap.add_argument("--ablation", action="store_true", help="also rank with each technique switched off")
     args = ap.parse_args()
+    if not args.quick and not args.repos_dir:
+        ap.error("--repos-dir (or AGENT_BENCH_REPOS) is required, except with --quick")
     r = asyncio.run(run(args))
     print(f"\nSWE-bench Lite file localization, DEV split ({r['tasks']} tasks)")
     print(

@@ -58,7 +58,15 @@ from agent_server.index.workspace_index import WorkspaceIndex  # noqa: E402
 from agent_server.llm.base import Provider  # noqa: E402
 from agent_server.llm.ollama import OllamaProvider  # noqa: E402
 from agent_server.llm.openai_compat import OpenAIProvider  # noqa: E402
-from tests.benchmarks.bench_retrieval import KS, dev_tasks, find_git_dir, materialize, pct, score  # noqa: E402
+from tests.benchmarks.bench_retrieval import (  # noqa: E402
+    KS,
+    dev_tasks,
+    find_git_dir,
+    materialize,
+    pct,
+    quick_tasks,
+    score,
+)
 from tests.real_llm.llama import LlamaServer, binaries_from, start_llama, stop_llama  # noqa: E402
 
 RANKINGS = ("lexical", "fused", "vector", "fused, raw vectors", "vector, raw")
@@ -148,8 +156,8 @@ async def run(args: argparse.Namespace, provider: Provider) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     query_ms: list[float] = []
     chunks_total = 0
-    for t in dev_tasks():
-        git_dir = find_git_dir(Path(args.repos_dir), t["repo"])
+    for t in quick_tasks() if args.quick else dev_tasks():
+        git_dir = find_git_dir(Path(args.repos_dir or "."), t["repo"])
         ws = await asyncio.to_thread(materialize, git_dir, t["base_commit"], scratch / t["instance_id"])
         with tempfile.TemporaryDirectory() as tmp:
             index = WorkspaceIndex(ws, Path(tmp) / "index.db", embedder=embedder)
@@ -217,7 +225,10 @@ async def main_async(args: argparse.Namespace) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repos-dir", default="/work/.mirror")
+    ap.add_argument(
+        "--repos-dir", default=os.environ.get("AGENT_BENCH_REPOS"), help="bare git mirrors (env AGENT_BENCH_REPOS)"
+    )
+    ap.add_argument("--quick", action="store_true", help="two tasks on this repository itself: checks that it runs")
     ap.add_argument("--scratch", default=str(Path(tempfile.gettempdir()) / "bench-retrieval-embeddings"))
     ap.add_argument("--gguf", default=None, help="GGUF embedding model served by a llama-server this run starts")
     ap.add_argument("--embed-url", default=None, help="an embedding server already running (instead of --gguf)")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import re
 import subprocess
@@ -85,9 +86,10 @@ def rank_of(gold: str, paths: list[str]) -> int:
 async def run(args: argparse.Namespace) -> None:
     scratch = Path(args.scratch)
     rows: dict[str, list[int]] = {"files": [], "chunks": [], "bm25": []}
-    for repo in DEV_REPOS:
-        git_dir = find_git_dir(Path(args.repos_dir), repo)
-        for t in history_tasks(git_dir, repo, args.per_repo):
+    repos = ["self/agent-server"] if args.quick else DEV_REPOS
+    for repo in repos:
+        git_dir = find_git_dir(Path(args.repos_dir or "."), repo)
+        for t in history_tasks(git_dir, repo, 2 if args.quick else args.per_repo):
             ws = await asyncio.to_thread(materialize, git_dir, t.parent, scratch / t.commit[:12])
             with tempfile.TemporaryDirectory() as tmp:
                 index = WorkspaceIndex(ws, Path(tmp) / "index.db")
@@ -111,11 +113,17 @@ async def run(args: argparse.Namespace) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--repos-dir", default="/work/.mirror")
+    ap.add_argument(
+        "--repos-dir", default=os.environ.get("AGENT_BENCH_REPOS"), help="bare git mirrors (env AGENT_BENCH_REPOS)"
+    )
+    ap.add_argument("--quick", action="store_true", help="this repository's own history, 2 tasks: checks that it runs")
     ap.add_argument("--scratch", default=str(Path(tempfile.gettempdir()) / "bench-retrieval-history"))
     ap.add_argument("--per-repo", type=int, default=14)
     ap.add_argument("--set", action="append", default=[], metavar="WEIGHT=VALUE", help="change a search.Weights field")
-    asyncio.run(run(ap.parse_args()))
+    args = ap.parse_args()
+    if not args.quick and not args.repos_dir:
+        ap.error("--repos-dir (or AGENT_BENCH_REPOS) is required, except with --quick")
+    asyncio.run(run(args))
 
 
 if __name__ == "__main__":

@@ -146,7 +146,10 @@ def main() -> None:
         metavar="PATH",
         help="another checkout (`git worktree add /tmp/before COMMIT`) measured alongside, for before/after; repeatable",
     )
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: checks that the benchmark runs (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.runs, args.idle = 1, 0.2
     with tempfile.TemporaryDirectory() as tmp:
         workspace = Path(tmp) / "ws"
         workspace.mkdir()
