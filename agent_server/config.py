@@ -89,6 +89,12 @@ class AgentConfig(Section):
     deflection_retries: int = Field(default=3, ge=0, le=5)
     empty_answer_limit: int = Field(default=2, ge=1, le=5)
     no_tool_reminders: int = Field(default=2, ge=0, le=5)
+    recover_text_tool_calls: bool = True
+    """Tool calls a model writes as text (JSON, tags) run as calls; off only to measure what it does."""
+    repetition_guard: bool = True
+    """A streamed answer that repeats one span is cut (`max_tokens`) instead of running to the token limit."""
+    reduced_tools: bool = True
+    """Small windows get the few most relevant tools and the short system prompt when all would not fit well."""
 
 
 class ToolRule(Section):

@@ -28,3 +28,7 @@ def workspace(tmp_path: Path) -> Path:
 
 
 from tests.fakes.fixtures import fake_llm  # noqa: E402,F401  (re-exported fixture)
+
+# The scorecard's task data: exercises and workspaces whose tests fail until an agent solves them (the runner runs
+# them in a throwaway copy), never part of the suite itself.
+collect_ignore_glob = ["benchmarks/scorecard/exercises/*", "benchmarks/scorecard/workspaces/*"]

@@ -81,7 +81,7 @@ async def run_profiled_turn(
         record=record,
         relay=relay,
         services=service.services,
-        recover_calls=recover_tool_calls,
+        recover_calls=recover_tool_calls if settings.agent.recover_text_tool_calls else None,
         checkpoint=checkpoint_hook(checkpoints, session, turn_message_id, text) if checkpoints else None,
     )
     if profile.spec.tools and RUN_AGENT in profile.spec.tools:

@@ -111,7 +111,8 @@ class ContextStep:
             # Measured once per turn, so the prompt prefix (system prompt + tools) stays the same every round.
             self.tight = False
             fixed = self._fixed(self._system(turn, specs), specs)  # tools in the prompt count in prompt mode too
-            self.tight = len(specs) > FEW_TOOLS and fixed > FIXED_SHARE * (self.window - reserve)
+            reduce = self.settings.agent.reduced_tools
+            self.tight = reduce and len(specs) > FEW_TOOLS and fixed > FIXED_SHARE * (self.window - reserve)
             if self.tight:
                 specs = await self.select_tools(turn, FEW_TOOLS)
         system = self._system(turn, specs)
@@ -122,7 +123,8 @@ class ContextStep:
         messages = await self._fit(turn, messages, extra, never, force=self.force_compaction)
         self.force_compaction = False
         self._estimated = self.counter.scale(estimate_messages(messages)) + extra
-        if not check_budget(self._estimated, self.window, cfg.min_remaining).ok and len(specs) > FEW_TOOLS:
+        over = not check_budget(self._estimated, self.window, cfg.min_remaining).ok
+        if over and len(specs) > FEW_TOOLS and self.settings.agent.reduced_tools:
             # Small windows cannot afford every tool definition: offer only the most relevant few (from now on).
             self.tight = True
             specs = await self.select_tools(turn, FEW_TOOLS)

@@ -42,7 +42,7 @@ async def run_turn(turn: Turn) -> StopReason:
             request = await prepare(turn)
         reply = ModelReply(message=Message(role="assistant"))
         try:
-            await call_model(turn.provider, request, turn.relay, reply, guard=True)
+            await call_model(turn.provider, request, turn.relay, reply, guard=cfg.repetition_guard)
         except asyncio.CancelledError:
             if reply.message.content or reply.message.thinking:
                 reply.message.tool_calls = []

@@ -1,0 +1,2 @@
+def line_up(name, number):
+    pass

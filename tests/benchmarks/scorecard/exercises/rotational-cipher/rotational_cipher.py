@@ -1,0 +1,2 @@
+def rotate(text, key):
+    pass

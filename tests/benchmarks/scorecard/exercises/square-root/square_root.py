@@ -1,0 +1,2 @@
+def square_root(number):
+    pass

@@ -1,0 +1,2 @@
+def apply_discount(amount, percent):
+    return round(amount * (100 - percent) / 100, 2)

@@ -1,0 +1,5 @@
+from datetime import date
+
+
+def days_between(a: date, b: date) -> int:
+    return (b - a).days
