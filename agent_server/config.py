@@ -95,6 +95,12 @@ class AgentConfig(Section):
     """A streamed answer that repeats one span is cut (`max_tokens`) instead of running to the token limit."""
     reduced_tools: bool = True
     """Small windows get the few most relevant tools and the short system prompt when all would not fit well."""
+    edit_format: Literal["auto", "tools", "files"] = "auto"
+    """How the model changes files: `tools` (edit_file/write_file calls), `files` (the request's files shown in the
+    prompt, the answer's whole files or search/replace blocks applied as edits), `auto` (what the scorecard measured
+    for the model family and size; tools when unmeasured)."""
+    files_tokens: int = Field(default=0, ge=0, le=1_000_000)
+    """Budget of the files shown in `files` format (0 = 40% of the window)."""
 
 
 class ToolRule(Section):

@@ -14,13 +14,14 @@ from ..checkpoints.hook import checkpoint_hook
 from ..config import Settings
 from ..llm.base import ModelInfo, Provider
 from ..llm.text_tools import recover_tool_calls
-from ..messages import Message
+from ..messages import Message, ToolCall
 from ..store import Store
 from ..tools.base import Services
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
 from ..turn.client import AgentClient
 from ..turn.context_step import ContextStep
+from ..turn.edit_blocks import edit_calls
 from ..turn.live_session import Session
 from ..turn.loop import run_turn
 from ..turn.prompts import system_prompt
@@ -42,6 +43,13 @@ class TurnHost(Protocol):
     async def provider(self) -> tuple[Provider, str, ModelInfo | None]: ...
 
     def tools_for(self, session: Session, profile: Profile | None = None) -> ToolRegistry: ...
+
+
+def _recovery(settings: Settings, session: Session) -> Callable[[str, set[str]], tuple[list[ToolCall], str]] | None:
+    """How calls written as text are read: edit blocks in `files` format, tool calls otherwise (if on)."""
+    if settings.agent.edit_format == "files":
+        return lambda text, names: ([c for c in edit_calls(text, session.shown_files) if c.name in names], text)
+    return recover_tool_calls if settings.agent.recover_text_tool_calls else None
 
 
 async def _keep_nothing(history: list[Message]) -> None:  # a sub-turn's history is scratch
@@ -81,7 +89,7 @@ async def run_profiled_turn(
         record=record,
         relay=relay,
         services=service.services,
-        recover_calls=recover_tool_calls if settings.agent.recover_text_tool_calls else None,
+        recover_calls=_recovery(settings, session),
         checkpoint=checkpoint_hook(checkpoints, session, turn_message_id, text) if checkpoints else None,
     )
     if profile.spec.tools and RUN_AGENT in profile.spec.tools:

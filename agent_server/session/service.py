@@ -369,6 +369,8 @@ class AgentService:
         for notice in profile.notices:
             await client.log("warning", notice)
         content = with_hot_context(text, session.history, settings.agent.hot_context_tokens)
+        shaped, content = await self._edit_format(session, shaped, text, content)
+        settings = shaped.settings
         display = shown or text
         await record(Message(role="user", content=content, meta={"display": display} if display != content else {}))
         turn_message_id = session.store_version[0] if session.store_version else 0
@@ -386,6 +388,29 @@ class AgentService:
         if self.settings.index.on_read != "off":
             session.after_turn = asyncio.ensure_future(self._on_read(session, client))
         return stop
+
+    async def _edit_format(
+        self, session: Session, shaped: modes.TurnSetup, text: str, content: str
+    ) -> tuple[modes.TurnSetup, str]:
+        """Resolve agent.edit_format for this turn's model; in `files` format, show the request's files."""
+        from ..context_sources import shown_files
+        from ..turn.edit_format import choose
+
+        agent = shaped.settings.agent
+        try:
+            model = shaped.model or (await self.provider())[1] if agent.edit_format == "auto" else ""
+        except AgentServerError:  # the server is down: the turn reports that itself
+            model = ""
+        fmt = choose(agent.edit_format, model)
+        settings = shaped.settings.model_copy(update={"agent": agent.model_copy(update={"edit_format": fmt})})
+        shaped = dataclasses.replace(shaped, settings=settings)
+        if fmt != "files":
+            return shaped, content
+        info = self._model_info
+        window = (info.context_length if info and info.context_length else None) or settings.llm.context_length or 8192
+        budget = agent.files_tokens or int(window * 0.4)
+        block, session.shown_files = shown_files.render(shown_files.pick(text, session.cwd), session.cwd, budget)
+        return shaped, f"{content}\n\n{block}" if block else content
 
     async def _auto_context(self, session: Session, text: str, record: Callable[[Message], Any], relay: Any) -> None:
         """index.auto_context: the index's best matches for the prompt enter the turn as a search and its result."""

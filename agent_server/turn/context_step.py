@@ -96,8 +96,10 @@ class ContextStep:
         if self.tight and self.settings.agent.system_prompt is None:
             system = prompts.system_prompt(turn.session.cwd, self.settings.agent.profile, None, short=True)
             system += self.system_extra
-        if self.prompt_tools:
+        if self.prompt_tools and specs:
             system += "\n\n" + render_tool_prompt(specs)
+        if self.settings.agent.edit_format == "files":
+            system += prompts.FILES_FORMAT
         return system
 
     async def prepare(self, turn: Turn) -> tuple[list[Message], list[ToolSpec], int | None]:
@@ -192,6 +194,8 @@ class ContextStep:
 
     async def select_tools(self, turn: Turn, limit: int | None = None) -> list[ToolSpec]:
         """All tools, or the most relevant `tools.max_per_request` of them (loop-control tools always stay)."""
+        if self.settings.agent.edit_format == "files":
+            return []  # the model edits by answering with the files it was shown (turn/edit_blocks.py)
         specs: list[ToolSpec] = turn.tools.specs()
         limit = limit or self.settings.tools.max_per_request
         if len(specs) <= limit:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..messages import Message
+from .edit_blocks import Shown
 
 
 @dataclass
@@ -26,6 +27,7 @@ class Session:
     store_version: tuple[int, int] | None = None  # what this process last saw in the store (see Store.version)
     prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest
     mode: str = "code"  # the agent profile the session runs in (agent/modes.py)
+    shown_files: list[Shown] = field(default_factory=list)  # files shown in the prompt (edit_format "files")
 
     @property
     def busy(self) -> bool:

@@ -75,6 +75,8 @@ async def run_turn(turn: Turn) -> StopReason:
             empty_answers = 0
             if (stop := await run_calls_guarded(turn, reply.message.tool_calls, call_tools)) is not None:
                 return stop
+            if files_applied(turn, reply.message):
+                return "end_turn"  # the answer was the edit: done, as in Aider (a failed edit gets one more round)
             continue
         if reply.finish == "length":
             return "max_tokens"
@@ -121,7 +123,9 @@ async def overflow_retry(turn: Turn, error: ContextOverflowError | None = None) 
 def recover(turn: Turn, message: Message, request: ChatRequest) -> None:
     """Tool calls the model wrote as text instead of emitting them (only names we offered count)."""
     # Prompt tool mode sends no `tools`: the offered names are the registry's (the system prompt lists them).
-    names = {spec.name for spec in request.tools} or (set(turn.tools.names()) if turn.context.prompt_tools else set())
+    files = turn.settings.agent.edit_format == "files"
+    offered = turn.context.prompt_tools or files
+    names = {spec.name for spec in request.tools} or (set(turn.tools.names()) if offered else set())
     if message.tool_calls or turn.recover_calls is None or not names:
         return
     calls, _visible = turn.recover_calls(message.content, names)
@@ -154,6 +158,15 @@ async def call_tools(turn: Turn, calls: list[ToolCall]) -> bool:
     return ends
 
 
+def files_applied(turn: Turn, message: Message) -> bool:
+    """In `files` format, every edit block of the answer applied cleanly (no result starts with an error)."""
+    if turn.settings.agent.edit_format != "files" or not message.meta.get("recovered_tool_calls"):
+        return False
+    ids = {c.id for c in message.tool_calls}
+    results = [m for m in turn.session.history if m.role == "tool" and m.tool_call_id in ids]
+    return bool(results) and not any(m.content.startswith("Error") for m in results)
+
+
 def unique_ids(calls: list[ToolCall], history: list[Message]) -> None:
     """Servers may reuse tool-call ids (a counter per reply); the client and the history need them unique."""
     seen = {c.id for m in history for c in m.tool_calls}
@@ -180,6 +193,8 @@ def check_answer(turn: Turn, text: str, empty_answers: int) -> tuple[str | None,
         if empty_answers >= cfg.empty_answer_limit:
             return "force_summary", empty_answers
         return prompts.CONTINUE_NUDGE, empty_answers
+    if cfg.edit_format == "files" and verdict in ("deflection", "incomplete") and _take(turn, "files", 1):
+        return prompts.FILES_NUDGE, 0
     if verdict == "deflection" and _take(turn, "deflection", cfg.deflection_retries):
         return prompts.DEFLECTION_NUDGE.format(tools=", ".join(sorted(turn.tools.names())[:8])), 0
     if verdict == "incomplete" and _take(turn, "continue", cfg.continuation_nudges):

@@ -22,6 +22,14 @@ Use your tools to read, search and change files and run commands; paths are rela
 Do the work instead of describing it; long results come in pages (ask for the next one only if you need it).
 When done, answer with a short summary."""
 
+# agent.edit_format = "files": the model sees the files and answers with them (turn/edit_blocks.py reads it).
+FILES_FORMAT = """
+To change a file, answer with its path on its own line, then the whole new content of the file in one fenced code
+block. Change only what the request needs; keep everything else in the file as it is. Never change test files."""
+FILES_NUDGE = (
+    "Answer with the changed file: its path on its own line, then its whole new content in one fenced code block."
+)
+
 TASK_PROFILE = """
 This session requires you to call task_completion with a summary when the task is finished."""
 

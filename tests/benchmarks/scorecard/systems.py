@@ -115,6 +115,7 @@ FEATURES: dict[str, dict[str, Any]] = {
     "text_tool_calls": {"agent": {"recover_text_tool_calls": False}},
     "repetition_guard": {"agent": {"repetition_guard": False}},
     "reduced_tools": {"agent": {"reduced_tools": False}},
+    "files_format": {"agent": {"edit_format": "tools"}},  # tool calls instead of the measured edit format
 }
 
 

@@ -1,0 +1,98 @@
+"""The files a request works on, shown to the model in the prompt (for `agent.edit_format = "files"`).
+
+A model that edits by answering with whole files must see them first, as Aider's added files: the files the
+request names (a path, or a file name that is unique in the workspace), else, in a small workspace, its source
+files, within a token budget. Test files are shown but marked read-only: a lone code block in the answer is never
+taken for a test.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..context import estimate_text
+from ..turn.edit_blocks import Shown
+
+MENTION = re.compile(r"[\w./\\-]+\.[A-Za-z0-9]{1,6}\b")
+SOURCE_SUFFIXES = {
+    ".py",
+    ".js",
+    ".ts",
+    ".tsx",
+    ".jsx",
+    ".go",
+    ".rs",
+    ".java",
+    ".rb",
+    ".c",
+    ".h",
+    ".cpp",
+    ".md",
+    ".toml",
+    ".json",
+    ".lua",
+}
+SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".agent-server", "build", "dist", ".mypy_cache"}
+MAX_SCAN = 400  # a workspace with more files than this is not "small": only named files are shown
+
+
+def is_test(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name.startswith("test_")
+        or name.endswith(("_test.py", ".test.ts", ".test.js", ".spec.ts"))
+        or "/tests/" in f"/{path}"
+    )
+
+
+def workspace_files(root: Path) -> list[str] | None:
+    out: list[str] = []
+    for path in sorted(root.rglob("*")):
+        if any(part in SKIP_DIRS or part.startswith(".") for part in path.relative_to(root).parts):
+            continue
+        if path.is_file() and not path.is_symlink() and path.suffix in SOURCE_SUFFIXES:
+            out.append(path.relative_to(root).as_posix())
+            if len(out) > MAX_SCAN:
+                return None
+    return out
+
+
+def pick(text: str, root: Path) -> list[Shown]:
+    """The files to show for a request: the ones it names, else a small workspace's source files."""
+    files = workspace_files(root)
+    by_name: dict[str, list[str]] = {}
+    for f in files or []:
+        by_name.setdefault(f.rsplit("/", 1)[-1], []).append(f)
+    named: list[str] = []
+    for match in MENTION.findall(text):
+        candidate = match.replace("\\", "/").lstrip("./")
+        full = root / candidate
+        if full.is_file() and not full.is_symlink() and full.resolve().is_relative_to(root.resolve()):
+            named.append(candidate)
+        elif len(by_name.get(candidate, [])) == 1:
+            named.append(by_name[candidate][0])
+    chosen = list(dict.fromkeys(named)) or [f for f in files or [] if not f.endswith("__init__.py")]
+    return [Shown(path, editable=not is_test(path)) for path in chosen]
+
+
+def render(shown: list[Shown], root: Path, budget_tokens: int) -> tuple[str, list[Shown]]:
+    """The files as fenced blocks after their paths, editable ones first, within the budget; what was shown."""
+    parts: list[str] = []
+    kept: list[Shown] = []
+    used = 0
+    for item in sorted(shown, key=lambda s: not s.editable):
+        try:
+            text = (root / item.path).read_text(errors="replace")
+        except OSError:
+            continue
+        block = f"{item.path}\n```\n{text}{'' if text.endswith(chr(10)) or not text else chr(10)}```"
+        cost = estimate_text(block)
+        if used + cost > budget_tokens:
+            continue
+        parts.append(block)
+        kept.append(item)
+        used += cost
+    if not parts:
+        return "", []
+    return "The files:\n\n" + "\n\n".join(parts), kept

@@ -1,0 +1,85 @@
+"""agent.edit_format = "files" through the real server: the request's files in the prompt, no tool definitions,
+the answer's whole file applied as an ordinary write (approval, diff card), and the turn done in one model call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import Start, llm_options, new_session
+from tests.e2e.helpers import answer_permissions, install_apply_edit, prompt
+from tests.fakes.fake_llm import FakeLLMServer, FakeModel, Reply
+
+STUB = "def leap_year(year):\n    pass\n"
+TESTS = "from leap import leap_year\n\n\ndef test_2000():\n    assert leap_year(2000)\n"
+SOLUTION = "def leap_year(year):\n    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)\n"
+
+
+def options(fake: FakeLLMServer, **agent: Any) -> dict[str, Any]:
+    return {**llm_options(fake), "agent": agent}
+
+
+def user_text(body: dict[str, Any]) -> str:
+    return "\n".join(str(m["content"]) for m in body["messages"] if m["role"] == "user")
+
+
+async def test_the_answer_s_file_is_written_after_approval_in_one_call(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "leap.py").write_text(STUB)
+    (workspace / "leap_test.py").write_text(TESTS)
+    fake_llm.script(Reply.text(f"Here you go.\n\nleap.py\n```python\n{SOLUTION}```\n"))
+    client = await start_server(workspace, options(fake_llm, editFormat="files"))
+    asked = answer_permissions(client, "allow_once")
+    install_apply_edit(client)
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Make the tests in leap_test.py pass by writing leap.py.") == "end_turn"
+    assert (workspace / "leap.py").read_text() == SOLUTION
+    assert (workspace / "leap_test.py").read_text() == TESTS  # shown, never written
+    assert len(asked) == 1 and asked[0]["toolCall"]["rawInput"]["path"] == "leap.py"
+    bodies = [r.json for r in fake_llm.chat_requests()]
+    assert len(bodies) == 1  # the edit was the answer
+    assert not bodies[0].get("tools")
+    shown = user_text(bodies[0])
+    assert STUB in shown and TESTS in shown and "leap.py\n```" in shown
+    system = bodies[0]["messages"][0]["content"]
+    assert "whole new content" in system
+    cards = [u for u in client.updates(sid) if u["sessionUpdate"] == "tool_call"]
+    assert [c["kind"] for c in cards] == ["edit"]
+
+
+async def test_a_rejected_write_leaves_the_file_and_tells_the_model(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "leap.py").write_text(STUB)
+    fake_llm.script(Reply.text(f"leap.py\n```python\n{SOLUTION}```"), Reply.text("Understood, I left it."))
+    client = await start_server(workspace, options(fake_llm, editFormat="files"))
+    answer_permissions(client, "reject_once")
+    install_apply_edit(client)
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Fix leap.py") == "end_turn"
+    assert (workspace / "leap.py").read_text() == STUB
+    second = fake_llm.chat_requests()[1].json["messages"]
+    assert any(m["role"] == "tool" and "declined" in str(m["content"]).lower() for m in second), second
+
+
+@pytest.mark.parametrize(
+    ("model", "files"),
+    [("qwen2.5-coder:0.5b-instruct", True), ("qwen2.5-coder-1.5b-instruct-q4_k_m", True), ("qwen3:8b", False)],
+)
+async def test_auto_follows_what_was_measured_for_the_model(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer, model: str, files: bool
+) -> None:
+    fake_llm.models = [FakeModel(model, context_length=8192, capabilities=["completion", "tools"])]
+    (workspace / "leap.py").write_text(STUB)
+    fake_llm.script(Reply.text("No change needed."))
+    client = await start_server(
+        workspace, {**llm_options(fake_llm), "llm": {**llm_options(fake_llm)["llm"], "model": model}}
+    )
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Look at leap.py") == "end_turn"
+    body = fake_llm.chat_requests()[0].json
+    assert (not body.get("tools")) is files
+    assert (STUB in user_text(body)) is files
