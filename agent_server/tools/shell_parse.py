@@ -79,6 +79,18 @@ _CONTROL = frozenset(
     "if_statement elif_clause else_clause while_statement for_statement c_style_for_statement case_statement "
     "case_item test_command arithmetic_expansion".split()
 )
+# Every named node type of the bash grammar this walker was written for; any other node makes the command asked.
+_KNOWN = frozenset(
+    "ansi_c_string arithmetic_expansion array binary_expression brace_expression c_style_for_statement case_item "
+    "case_statement command command_name command_substitution comment compound_statement concatenation "
+    "declaration_command do_group elif_clause else_clause expansion extglob_pattern file_descriptor file_redirect "
+    "for_statement function_definition heredoc_body heredoc_content heredoc_end heredoc_redirect heredoc_start "
+    "herestring_redirect if_statement list negated_command number parenthesized_expression pipeline "
+    "postfix_expression process_substitution program raw_string redirected_statement regex simple_expansion "
+    "special_variable_name string string_content subscript subshell ternary_expression test_command test_operator "
+    "translated_string unary_expression unset_command variable_assignment variable_assignments variable_name "
+    "while_statement word".split()
+)
 # Argument node types a pattern models fully.
 _PLAIN_WORDS = frozenset({"word", "raw_string", "number", "simple_expansion", "brace_expression"})
 _PLAIN_IN_STRING = frozenset({"string_content", "simple_expansion", '"', "$"})
@@ -195,8 +207,8 @@ class _Walker:
         if dest is None:
             return EXACT, None
         target = _static(dest)
-        if ("&" in op and dest.type == "number") or (op.endswith("&") and _text(dest) == "-"):
-            return PLAIN, None  # 2>&1, >&2, 2>&-: between descriptors
+        if op.endswith("&") and ((_text(dest).isdecimal() and _text(dest).isascii()) or _text(dest) == "-"):
+            return PLAIN, None  # 2>&1, >&2, 2>&-: between descriptors (but `&>1` and `&>>2` write files 1 and 2)
         if target in _HARMLESS_TARGETS:
             return PLAIN, None
         writes = ">" in op
@@ -328,6 +340,9 @@ class _Walker:
                 self.visit(child)
         elif kind == "comment":
             self._check_comment(node)
+        elif kind not in _KNOWN:
+            # A node this walker was not written for (a newer grammar): what it runs cannot be judged.
+            self.out.doubts.append(f"a shell construct the policy does not know ({kind})")
         elif kind in _CONTROL:
             for child in node.named_children:
                 self.visit(child)
@@ -346,7 +361,8 @@ class _Walker:
 
 
 def parse_command(command: str, workspace: Path, cwd: str | None = None) -> ShellCommand:
-    """The segments of `command` as run by `sh -c` in `cwd` (relative to `workspace`), with any doubts."""
+    """The segments of `command` as run by `bash -c` (`shell_exec.py`) in `cwd` (relative to `workspace`), with any
+    doubts."""
     base = Path(os.path.normpath(workspace / (cwd or ".")))
     source = command.encode("utf-8", errors="surrogatepass")
     walker = _Walker(source, base, workspace)
