@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .protected_paths import protected_path
+
 PLAIN, EXACT, BLANKET = 0, 1, 2
 PARSE_ERROR = "the command does not parse as shell"
 # Judging costs about 5 µs a byte on the event loop; longer commands are asked about without parsing them.
@@ -163,6 +165,20 @@ def _word_level(node: Any) -> int:
     return EXACT  # substitutions, ${...}, $'...', $"...", $((...)), anything new
 
 
+def _git_writes_config(args: list[str | None]) -> bool:
+    """`git config NAME VALUE` and friends (reading with --get/--list is fine); unknown args count as writing."""
+    words = [a for a in args]
+    if "config" not in words:
+        return False
+    rest = words[words.index("config") + 1 :]
+    if any(a is None for a in rest):
+        return True
+    reads = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin", "--name-only"}
+    if any(a in reads for a in rest) or (rest and rest[0] in ("get", "list")):
+        return False
+    return len([a for a in rest if a and not a.startswith("-")]) != 1
+
+
 class _Walker:
     def __init__(self, source: bytes, base: Path, workspace: Path) -> None:
         self.source = source
@@ -214,6 +230,8 @@ class _Walker:
         writes = ">" in op
         if writes and (target is None or self._outside(target)):
             return EXACT, f"'{_text(node)}' may write outside the workspace"
+        if writes and target is not None and (why := protected_path(self.workspace, target, self.base)):
+            return EXACT, f"'{_text(node)}' writes a file that makes tools run programs ({why})"
         return EXACT, None
 
     # -- segments ----------------------------------------------------------------------------------------------
@@ -282,6 +300,15 @@ class _Walker:
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs a program given as an argument"]
             if base in WRITERS and any(self._outside_arg(a) for a in argv_words):
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' names a path outside the workspace"]
+            if base in WRITERS:
+                for arg in argv_words:
+                    value = arg.split("=", 1)[-1] if arg else arg
+                    why = protected_path(self.workspace, value, self.base) if value and value[0] != "-" else None
+                    if why:
+                        self.out.doubts.append(f"'{base}' may write '{value}': {why}")
+                        break
+            if base == "git" and _git_writes_config(argv_words):
+                self.out.doubts.append("'git config' changes settings that can run programs (core.fsmonitor...)")
             risky_args = RUNS_ARGUMENT.get(base)
             if risky_args and any(_text(w).split("=")[0] in risky_args for w in words):
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' has an option that runs or writes"]
