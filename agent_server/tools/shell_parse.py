@@ -132,6 +132,11 @@ def _text(node: Any) -> str:
     return bytes(node.text).decode("utf-8", errors="surrogateescape")
 
 
+def _first_line(node: Any) -> str:
+    lines = _text(node).strip().splitlines()
+    return lines[0] if lines else ""
+
+
 def _static(node: Any) -> str | None:
     """The word after quote removal if nothing in it expands, else None."""
     kind = node.type
@@ -316,7 +321,7 @@ class _Walker:
         for r in redirects:
             r_level, doubt = self._redirect(r)
             if r_level > PLAIN:
-                level, reasons = max(level, r_level), [*reasons, f"redirects with '{_text(r).splitlines()[0]}'"]
+                level, reasons = max(level, r_level), [*reasons, f"redirects with '{_first_line(r)}'"]
             if doubt:
                 self.out.doubts.append(doubt)
             parts.append(_text(r).split("\n")[0] if r.type == "heredoc_redirect" else _text(r))
@@ -337,7 +342,7 @@ class _Walker:
             level = max(level, r_level)
             if doubt:
                 self.out.doubts.append(doubt)
-            reasons.append(f"redirects with '{_text(r).splitlines()[0] if _text(r) else ''}'")
+            reasons.append(f"redirects with '{_first_line(r)}'")
         if level > PLAIN or body is None:
             self._add(_text(node).split("\n")[0], max(level, EXACT), reasons)
 
@@ -403,6 +408,8 @@ def parse_command(command: str, workspace: Path, cwd: str | None = None) -> Shel
         walker.visit(root)
     except RecursionError:
         walker.out.doubts.append("the command is nested too deeply to judge")
+    except Exception as exc:  # a walker bug must never turn into an allow: the command is asked about
+        walker.out.doubts.append(f"the command could not be judged ({type(exc).__name__})")
     if root.has_error and PARSE_ERROR not in walker.out.doubts:
         walker.out.doubts.append(PARSE_ERROR)
     return walker.out
