@@ -22,8 +22,9 @@ from pydantic import ValidationError
 from . import config as config_mod
 from . import trust
 from .config import Settings, StoreConfig
-from .errors import AgentServerError
+from .errors import AgentServerError, SandboxError
 from .tools.names import BUILTIN_TOOL_NAMES
+from .tools.sandbox import read_regular
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +100,8 @@ def read_toml_layer(path: Path, source: str, issues: list[ConfigIssue]) -> Layer
     try:
         if not path.is_file():
             return Layer(source, {})
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(read_regular(path, trust.MAX_CONFIG_BYTES).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, SandboxError) as exc:
         issues.append(ConfigIssue(source, "", f"not read: {exc}; expected a TOML file"))
         return Layer(source, {})
     return Layer(source, config_mod.normalize_keys(data))
@@ -292,7 +293,7 @@ def load_layers(
         result.trust_db = outer.database_path()
         try:
             result.config_hash = trust.file_digest(ws_path)
-        except OSError:
+        except (OSError, SandboxError):
             result.config_hash = None
         risky = trust.risky_keys(ws.data, below)
         if risky:

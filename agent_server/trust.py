@@ -3,7 +3,8 @@
 A cloned repository's `.agent-server.toml` is written by whoever wrote the repository. Its settings that
 loosen a permission policy, add allow rules, start programs (MCP servers, hooks), send the conversation or keys to
 another server (URLs, headers, API keys, fallbacks) or write outside the workspace (store, log and other paths)
-take effect only once the user trusted that workspace; the answer is remembered per workspace path and file
+take effect only once the user trusted that workspace, and so do settings that weaken a safety net (switching
+checkpoints off, keeping fewer of them); the answer is remembered per workspace path and file
 content (a SHA-256 of the file), so a changed file is asked about again. Settings that tighten always apply.
 
 `risky_keys`, `withheld` and `is_trusted` are meant for any workspace-supplied settings (agent profiles too), not
@@ -37,11 +38,20 @@ CHOICES = [TRUST, NOT_NOW, NEVER]
 Don't trust: remembered for this file content, never asked again until the file changes (the CLI can still trust)."""
 
 _RANK = {"allow": 0, "ask": 1, "deny": 2}
+MAX_CONFIG_BYTES = 1_000_000
 # Leaf keys that point outside the workspace: a server, a credential, a file or a program.
 _OUTSIDE = re.compile(
     r"(^|_)(url|urls|headers|api_key|key|token|secret|password|path|paths|file|dir|command|args|env|cwd)$"
 )
 _PROGRAM_KEYS = {"mcp_servers": "starts a program or connects to a server", "hooks": "runs programs"}
+# Safety nets a workspace may not weaken before it is trusted: (key path) -> what weakening it does. A boolean is
+# weakened by turning it off, a number by making it smaller.
+_SAFETY_NETS = {
+    ("checkpoints", "enabled"): "switches off checkpoints (nothing to restore after a bad turn)",
+    ("checkpoints", "max_per_session"): "keeps fewer checkpoints",
+    ("checkpoints", "max_age_days"): "keeps checkpoints for less time",
+    ("checkpoints", "max_file_bytes"): "copies fewer files into checkpoints",
+}
 
 
 @dataclass(frozen=True)
@@ -52,7 +62,9 @@ class RiskyKey:
 
 
 def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    from .tools.sandbox import read_regular  # a FIFO or /dev/zero posing as the config file must not hang us
+
+    return hashlib.sha256(read_regular(path, MAX_CONFIG_BYTES)).hexdigest()
 
 
 # --- classification -------------------------------------------------------------------------------------
@@ -97,6 +109,16 @@ def risky_keys(layer: dict[str, Any], below: Settings) -> list[RiskyKey]:
                 policy = rule.get("policy") if isinstance(rule, dict) else None
                 if policy not in ("ask", "deny"):  # `ask` never beats an allow; `deny` beats everything
                     out.append(RiskyKey(f"{dotted}.{i}", "adds an allow rule"))
+            return
+        net = _SAFETY_NETS.get((path[0], path[1])) if len(path) == 2 else None
+        if net is not None:
+            now = _lookup(base, path)
+            if isinstance(now, bool) or isinstance(node, bool):
+                weaker = now is True and node is not True
+            else:
+                weaker = isinstance(node, int | float) and isinstance(now, int | float) and node < now
+            if weaker:
+                out.append(RiskyKey(dotted, net))
             return
         if len(path) == 1 and name in _PROGRAM_KEYS:
             entries = node.items() if isinstance(node, dict) else [("", node)]

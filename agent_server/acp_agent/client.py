@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
+from ..tools.shell_exec import CLIENT_SHELL_ENV, shell_argv
 from ..turn.client import ClientFeatures, CommandRun, FileChange
 from .rpc import Connection
 
 log = logging.getLogger(__name__)
-SHELL = "/bin/sh"  # terminal/create takes a program and its arguments; our commands are shell lines
 _RELEASE_TIMEOUT_S = 5.0
 
 
@@ -111,12 +111,15 @@ class AcpClient:
     async def run_command(
         self, session_id: str, command: str, cwd: Path, env: dict[str, str], timeout_s: float, output_limit: int
     ) -> CommandRun:
+        # terminal/create takes a program and its arguments: bash, exactly as a local run (tools/shell_exec.py).
+        program, *args = shell_argv(command)
+        env = {**env, **CLIENT_SHELL_ENV}
         created = await self._conn.request(
             "terminal/create",
             {
                 "sessionId": session_id,
-                "command": SHELL,
-                "args": ["-c", command],
+                "command": program,
+                "args": args,
                 "env": [{"name": k, "value": v} for k, v in env.items()],
                 "cwd": str(cwd),
                 "outputByteLimit": output_limit,

@@ -122,14 +122,18 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 def cmd_trust(args: argparse.Namespace) -> int:
     from ..trust import TrustStore, file_digest
+    from .loader import WORKSPACE_DIR
 
-    found = _find(args)
-    if found is None:
-        return 1
-    if found["scope"] != "workspace":
-        print(f"{args.name} is not a workspace profile: its permissions already apply")
-        return 0
-    path = Path(str(found["path"]))
+    # A workspace file that would replace a built-in profile is not in the catalog until trusted: look for it first.
+    path = _workspace(args) / WORKSPACE_DIR / f"{args.name}.md"
+    if not path.is_file():
+        found = _find(args)
+        if found is None:
+            return 1
+        if found["scope"] != "workspace":
+            print(f"{args.name} is not a workspace profile: its permissions already apply")
+            return 0
+        path = Path(str(found["path"]))
     settings: Settings = args.settings
     TrustStore(settings.database_path()).remember(_workspace(args), file_digest(path), True)
     print(f"trusted {path} (this content; a change is asked about again)")

@@ -4,7 +4,8 @@ reported (file, key, expected form) and skipped; the others still load.
 
 A workspace profile comes with the repository, so it may tighten but not loosen: its `allow` permissions apply only
 once the user trusted that file (per workspace and file content, like `.agent-server.toml`); until then they are
-dropped with a notice.
+dropped with a notice. Until then it cannot replace a built-in or user profile of the same name either (a
+workspace `plan.md` would turn the read-only plan mode into one with every tool): it is reported and skipped.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import platformdirs
 import yaml
 from pydantic import ValidationError
 
-from ..errors import AgentServerError
+from ..errors import AgentServerError, SandboxError
+from ..tools.sandbox import FileTooLargeError, read_regular
 from .profile import PermissionRule, Profile, ProfileSpec, Scope
 
 BUILTIN_DIR = Path(__file__).parent / "builtin"
@@ -82,10 +84,13 @@ def _read_dir(directory: Path, scope: Scope, catalog: Catalog) -> None:
         return
     for path in sorted(directory.glob("*.md")):
         try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise ProfileError(f"{path}: larger than {MAX_FILE_BYTES} bytes")
-            profile = parse_profile(path.read_text(encoding="utf-8"), path, scope)
-        except (OSError, UnicodeDecodeError) as exc:
+            # Only a regular file, and only so much of it: a profile linked to /dev/zero or a FIFO must not hang us.
+            data = read_regular(path, MAX_FILE_BYTES)
+            profile = parse_profile(data.decode("utf-8"), path, scope)
+        except FileTooLargeError:
+            catalog.errors.append(f"{path}: larger than {MAX_FILE_BYTES} bytes")
+            continue
+        except (OSError, UnicodeDecodeError, SandboxError) as exc:
             catalog.errors.append(f"{path}: cannot be read: {exc}")
             continue
         except ProfileError as exc:
@@ -119,10 +124,23 @@ def load_catalog(workspace: Path | None, trusted: TrustCheckFn | None = None, us
     _read_dir(BUILTIN_DIR, "builtin", catalog)
     _read_dir(user or user_dir(), "user", catalog)
     if workspace is not None:
-        _read_dir(workspace / WORKSPACE_DIR, "workspace", catalog)
-        for name, profile in list(catalog.profiles.items()):
-            if profile.scope == "workspace" and loosening(profile):
-                assert profile.path is not None
-                if trusted is None or not trusted(workspace, profile.path):
-                    catalog.profiles[name] = without_loosening(profile, workspace)
+        found = Catalog()
+        _read_dir(workspace / WORKSPACE_DIR, "workspace", found)
+        catalog.errors.extend(found.errors)
+        for name, profile in found.profiles.items():
+            assert profile.path is not None
+            below = catalog.profiles.get(name)
+            if below is None and not loosening(profile):
+                catalog.profiles[name] = profile
+                continue
+            if trusted is not None and trusted(workspace, profile.path):
+                catalog.profiles[name] = profile
+            elif below is not None:
+                # `plan.md` in a cloned repository must not turn the read-only plan mode into one that writes.
+                catalog.errors.append(
+                    f"{profile.path}: would replace the {below.scope} profile {name!r}; ignored until you trust it "
+                    f"(`agent-server agents trust {name} --workspace {workspace}`)"
+                )
+            else:
+                catalog.profiles[name] = without_loosening(profile, workspace)
     return catalog

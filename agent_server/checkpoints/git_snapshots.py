@@ -1,17 +1,26 @@
-"""Snapshots of a git work tree as commits under private refs, without touching HEAD, the index or the stash.
+"""Snapshots of a git workspace as commits in a private repository of ours, never in the user's repository.
 
-Each snapshot stages the whole work tree into a private index file (`GIT_INDEX_FILE`), so `.gitignore` is
-respected and files created or deleted by `run_command` are captured as well as the agent's own edits. The
-private index lives in the git dir and keeps git's stat cache warm between snapshots, so only files whose
-size or mtime changed are hashed again: that is what makes a snapshot of a 10,000-file repository fast. The
-first snapshot seeds it from the user's own index for the same reason.
+Each snapshot stages the whole workspace into the private repository's index (`GIT_DIR` and `GIT_WORK_TREE` point
+git at it), so `.gitignore` is respected and files created or deleted by `run_command` are captured as well as the
+agent's own edits. The index keeps git's stat cache warm between snapshots, so only files whose size or mtime
+changed are hashed again: that is what makes a snapshot of a 10,000-file repository fast.
 
-The commit is reachable only from `refs/agent-server/checkpoints/...`: never a branch, never pushed (a plain
-`git push` sends branches and tags only), and dropping the ref lets git's normal gc reclaim it.
+Nothing the repository says can run a program or change the bytes, and nothing is written outside the workspace
+and our own data folder:
+- the private repository has its own config only (`GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`, no
+  includes of the user's `.git/config`): no filter or process driver, no `core.fsmonitor`, no hooks
+  (`core.hooksPath=/dev/null`), no `diff.external`, textconv or pager is ever defined;
+- its `info/attributes`, which wins over every `.gitattributes`, unsets `filter`, `text`, `eol`, `ident` and
+  `working-tree-encoding` for every path: the bytes are stored as they are on disk;
+- the user's `.git` (a folder, or a `gitdir:` file pointing anywhere) is never read or written, so a `.git` file
+  that points outside the workspace gets nothing written there.
+
+The commits are reachable only from `refs/agent-server/checkpoints/...` of the private repository.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -19,8 +28,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REF_PREFIX = "refs/agent-server/checkpoints"
-# Repository config must not be able to run programs while we snapshot (fsmonitor, hooks) or to rewrite content.
-_SAFE = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false"]
+SUBMODULE_MODE = "160000"
+# Belt and braces on top of the private config: settings that could run a program or rewrite content.
+_SAFE = [
+    "-c", "core.fsmonitor=false",
+    "-c", "core.hooksPath=/dev/null",
+    "-c", "core.autocrlf=false",
+    "-c", "core.safecrlf=false",
+    "-c", "core.attributesFile=/dev/null",
+    "-c", "core.symlinks=true",
+    "-c", "core.pager=cat",
+    "-c", "diff.external=",
+    "-c", "protocol.allow=never",
+]  # fmt: skip
+# Highest-precedence attributes: no conversion of any kind between the disk and the object store.
+NO_CONVERSION_ATTRIBUTES = "* -text !eol -ident -filter !working-tree-encoding -diff -merge\n"
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "agent-server",
     "GIT_AUTHOR_EMAIL": "agent-server@localhost",
@@ -41,50 +63,58 @@ class TreeChange:
     status: str  # "A" added, "D" deleted, "M" modified (type changes count as modified)
     old_blob: str | None
     new_blob: str | None
+    old_mode: str = "100644"  # git's modes: 100644/100755 file, 120000 symlink, 160000 nested repository
+    new_mode: str = "100644"
 
 
-def find_repository(directory: Path) -> tuple[Path, Path] | None:
-    """(work tree top, git dir) of the repository holding `directory`, or None outside git."""
+def find_repository(directory: Path) -> Path | None:
+    """The top of the git work tree holding `directory`, or None outside git (or without git installed).
+
+    Found by looking for a `.git` entry, never by running git in the repository (its config could run programs).
+    """
     if shutil.which("git") is None:
         return None
-    try:
-        out = subprocess.run(
-            ["git", *_SAFE, "rev-parse", "--show-toplevel", "--absolute-git-dir"],
-            cwd=directory,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            env=_env(),
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    lines = out.stdout.splitlines()
-    if out.returncode != 0 or len(lines) < 2 or not lines[0]:
-        return None  # not a repository, or a bare one
-    return Path(lines[0]), Path(lines[1])
+    current = Path(os.path.abspath(directory))
+    for folder in (current, *current.parents):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
+
+
+def private_git_dir(data_dir: Path, workspace: Path) -> Path:
+    """Where the snapshots of `workspace` live: a bare repository of ours, one per workspace."""
+    key = hashlib.sha256(os.fsencode(os.path.abspath(workspace))).hexdigest()[:24]
+    return data_dir / "snapshots" / f"{key}.git"
 
 
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(_IDENTITY)
-    env["GIT_TERMINAL_PROMPT"] = "0"
+    env.update(
+        {
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": os.devnull,
+            "GIT_ATTR_NOSYSTEM": "1",
+            "GIT_NO_REPLACE_OBJECTS": "1",
+            "GIT_OPTIONAL_LOCKS": "0",
+        }
+    )
     if extra:
         env.update(extra)
     return env
 
 
 class GitSnapshots:
-    """Snapshots of one repository's work tree. Synchronous: callers run it in a thread."""
+    """Snapshots of one workspace, in a private repository. Synchronous: callers run it in a thread."""
 
     def __init__(self, top: Path, git_dir: Path) -> None:
-        self.top = top
-        self.git_dir = git_dir
-        self.index_file = git_dir / "agent-server" / "index"
+        self.top = top  # the workspace: the private repository's work tree
+        self.git_dir = git_dir  # the private bare repository (private_git_dir)
+        self.index_file = git_dir / "index"
 
-    def _git(
-        self, *args: str, input_bytes: bytes | None = None, private_index: bool = False, check: bool = True
-    ) -> bytes:
-        extra = {"GIT_INDEX_FILE": str(self.index_file)} if private_index else None
+    def _git(self, *args: str, input_bytes: bytes | None = None, check: bool = True) -> bytes:
+        extra = {"GIT_DIR": str(self.git_dir), "GIT_WORK_TREE": str(self.top), "GIT_INDEX_FILE": str(self.index_file)}
         proc = subprocess.run(
             ["git", *_SAFE, *args],
             cwd=self.top,
@@ -97,6 +127,25 @@ class GitSnapshots:
             raise GitError(f"git {args[0]} failed: {proc.stderr.decode(errors='replace').strip()}")
         return proc.stdout
 
+    def _ensure(self) -> None:
+        """Create the private repository on first use (an empty template: not even sample hooks)."""
+        if not (self.git_dir / "HEAD").exists():
+            self.git_dir.parent.mkdir(parents=True, exist_ok=True)
+            proc = subprocess.run(
+                ["git", *_SAFE, "init", "-q", "--bare", "--template=", str(self.git_dir)],
+                cwd=self.git_dir.parent,
+                capture_output=True,
+                timeout=60,
+                env=_env(),
+            )
+            if proc.returncode != 0:
+                raise GitError(f"git init failed: {proc.stderr.decode(errors='replace').strip()}")
+        info = self.git_dir / "info"
+        info.mkdir(exist_ok=True)
+        attributes = info / "attributes"
+        if not attributes.exists() or attributes.read_text() != NO_CONVERSION_ATTRIBUTES:
+            attributes.write_text(NO_CONVERSION_ATTRIBUTES)
+
     def snapshot(self, ref: str, message: str) -> str:
         """Commit the work tree as it is now under `ref` (below REF_PREFIX); returns the commit id."""
         try:
@@ -107,14 +156,10 @@ class GitSnapshots:
             return self._snapshot(ref, message)
 
     def _snapshot(self, ref: str, message: str) -> str:
-        self.index_file.parent.mkdir(parents=True, exist_ok=True)
-        if not self.index_file.exists():
-            real_index = self.git_dir / "index"
-            if real_index.exists():
-                shutil.copyfile(real_index, self.index_file)  # its stat cache spares hashing unchanged files
+        self._ensure()
         # --ignore-errors: an unreadable file is left out of the snapshot instead of losing the whole snapshot.
-        self._git("add", "--all", "--ignore-errors", "--", ".", private_index=True, check=False)
-        tree = self._git("write-tree", private_index=True).decode().strip()
+        self._git("add", "--all", "--ignore-errors", "--", ".", check=False)
+        tree = self._git("write-tree").decode().strip()
         commit = self._git("commit-tree", tree, "-m", message).decode().strip()
         self._git("update-ref", f"{REF_PREFIX}/{ref}", commit)
         return commit
@@ -128,7 +173,7 @@ class GitSnapshots:
             meta = parts[i].decode()
             if not meta.startswith(":"):
                 continue
-            _old_mode, _new_mode, old_blob, new_blob, status = meta[1:].split(" ")
+            old_mode, new_mode, old_blob, new_blob, status = meta[1:].split(" ")
             zero = "0" * len(old_blob)
             path = os.fsdecode(parts[i + 1])
             result.append(
@@ -137,6 +182,8 @@ class GitSnapshots:
                     status="M" if status[0] == "T" else status[0],
                     old_blob=None if old_blob == zero else old_blob,
                     new_blob=None if new_blob == zero else new_blob,
+                    old_mode=old_mode,
+                    new_mode=new_mode,
                 )
             )
         return result
@@ -145,6 +192,7 @@ class GitSnapshots:
         return self._git("cat-file", "blob", blob)
 
     def delete_ref(self, ref: str) -> None:
+        self._ensure()
         self._git("update-ref", "-d", f"{REF_PREFIX}/{ref}")
 
     def object_bytes(self) -> int:

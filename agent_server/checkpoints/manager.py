@@ -21,8 +21,9 @@ from pathlib import Path
 from ..errors import AgentServerError
 from ..store import Store
 from ..turn.client import AgentClient, FileChange, TextEdit
-from .git_snapshots import GitError, GitSnapshots, find_repository
+from .git_snapshots import SUBMODULE_MODE, GitError, GitSnapshots, find_repository, private_git_dir
 from .records import CheckpointRecord, CheckpointTable
+from .restore_files import UnsafePathError, is_plain_path, put_file, remove_file
 
 log = logging.getLogger(__name__)
 NOT_TRACKED_NOTE = "outside git only the files the agent's own tools changed are kept; run_command effects are not"
@@ -88,6 +89,17 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
+@dataclass(frozen=True)
+class _Found:
+    """One file that differs: its content before the turn and at the end of it (or now), and git's modes."""
+
+    path: str  # absolute, under the workspace's real path (links not followed)
+    old: bytes | None
+    new: bytes | None
+    old_mode: str = "100644"
+    new_mode: str = "100644"
+
+
 class CheckpointService:
     """Takes, lists, shows and restores checkpoints. One per server; safe for several sessions."""
 
@@ -103,7 +115,9 @@ class CheckpointService:
     def _repo(self, workspace: Path) -> GitSnapshots | None:
         if workspace not in self._repos:
             found = find_repository(workspace)
-            self._repos[workspace] = GitSnapshots(*found) if found else None
+            real = Path(os.path.realpath(workspace))
+            private = private_git_dir(Path(self.store.path).parent, real)
+            self._repos[workspace] = GitSnapshots(real, private) if found else None
         return self._repos[workspace]
 
     def _lock(self, key: str) -> asyncio.Lock:
@@ -217,14 +231,14 @@ class CheckpointService:
         """What the turn changed: its files before the first change → at the end of the turn (or now, while the
         turn still runs)."""
         record = await self.get(checkpoint_id)
-        return [_diff(path, old, new) for path, old, new in await asyncio.to_thread(self._compare, record, True)]
+        return [_diff(f.path, f.old, f.new) for f in await asyncio.to_thread(self._compare, record, True)]
 
     async def preview_restore(self, checkpoint_id: str) -> list[FileDiff]:
         """What a restore would do: the workspace now → as it was before the turn."""
         record = await self.get(checkpoint_id)
-        return [_diff(path, new, old) for path, old, new in await asyncio.to_thread(self._compare, record, False)]
+        return [_diff(f.path, f.new, f.old) for f in await asyncio.to_thread(self._compare, record, False)]
 
-    def _compare(self, record: CheckpointRecord, at_turn_end: bool) -> list[tuple[str, bytes | None, bytes | None]]:
+    def _compare(self, record: CheckpointRecord, at_turn_end: bool) -> list[_Found]:
         """(path, content before the turn, content at the end of the turn (`at_turn_end`, once recorded) or now)
         for every file of the workspace that differs; None where the file does not exist."""
         workspace = Path(record.workspace)
@@ -233,7 +247,7 @@ class CheckpointService:
             for copy in self.table.copies(record.id):
                 after = copy.after if (at_turn_end and copy.after_recorded) else _read(Path(copy.path))
                 if after != copy.before:
-                    found.append((copy.path, copy.before, after))
+                    found.append(_Found(copy.path, copy.before, after))
             return found
         repo = self._repo(workspace)
         if repo is None or record.before_ref is None:
@@ -242,12 +256,13 @@ class CheckpointService:
         target = after_ref or repo.snapshot(f"{record.id}/now", "agent-server checkpoint: the work tree now")
         found = []
         for change in repo.changes(record.before_ref, target):
-            path = (repo.top / change.path).resolve()
-            if not _inside(path, workspace):
-                continue  # the repository is bigger than the workspace: only the workspace is ours
+            if SUBMODULE_MODE in (change.old_mode, change.new_mode):
+                continue  # a nested repository: its own history, not ours to restore
+            # Not resolved: a path that is now a link must be judged (and restored) as the link itself.
+            path = repo.top / change.path
             old = repo.blob(change.old_blob) if change.old_blob else None
             new = repo.blob(change.new_blob) if change.new_blob else None
-            found.append((str(path), old, new))
+            found.append(_Found(str(path), old, new, change.old_mode, change.new_mode))
         if after_ref is None:
             repo.delete_ref(f"{record.id}/now")
         return found
@@ -258,12 +273,15 @@ class CheckpointService:
         """Put every file the turn (and everything after it) changed back as it was before the turn."""
         record = await self.get(checkpoint_id)
         found = await asyncio.to_thread(self._compare, record, False)
-        for path, before, _now in found:
-            await _put_back(Path(path), before, client)
+        root = os.path.realpath(record.workspace)
         notes = [] if record.kind == "git" else [NOT_TRACKED_NOTE]
-        return RestoreResult(
-            files=[_diff(path, now, before) for path, before, now in found], conversation_cut=False, notes=notes
-        )
+        # Links and files that replaced a folder go first, so the folder's files are then written into a folder.
+        for item in sorted(found, key=lambda f: f.old is not None):
+            try:
+                await _put_back(root, item, client)
+            except (UnsafePathError, OSError) as exc:
+                notes.append(f"{item.path} was not restored: {exc}")
+        return RestoreResult(files=[_diff(f.path, f.new, f.old) for f in found], conversation_cut=False, notes=notes)
 
     async def forget_from(self, session_id: str, turn_message_id: int) -> None:
         """The conversation was cut at a turn: its checkpoint and later ones belong to removed turns."""
@@ -271,41 +289,30 @@ class CheckpointService:
         await asyncio.to_thread(self._drop, [r for r in records if r.turn_message_id >= turn_message_id])
 
 
-async def _put_back(path: Path, data: bytes | None, client: AgentClient | None) -> None:
+async def _put_back(root: str, item: _Found, client: AgentClient | None) -> None:
+    """Put one file back as it was: through the editor when it has it open (its undo history keeps the restore),
+    else on disk; never through a link (restore_files.py), and a link as a link."""
     from ..tools.editing import end_position
 
+    path = Path(item.path)
+    try:
+        rel = os.path.relpath(item.path, root)
+    except ValueError:
+        rel = ".."
+    if rel == ".." or rel.startswith("../") or os.path.isabs(rel):
+        raise UnsafePathError(f"{item.path} is outside the workspace")
+    data = item.old
     if data is None:
-        await asyncio.to_thread(_unlink, path)
+        await asyncio.to_thread(remove_file, root, rel)
         return
     text, _binary = _text(data)
-    open_text = client.open_document_text(path) if client is not None else None
+    plain = item.old_mode != "120000" and await asyncio.to_thread(is_plain_path, root, rel)
+    open_text = client.open_document_text(path) if client is not None and plain else None
     if client is not None and text is not None and open_text is not None and client.features.apply_edit:
-        # The editor has it open: an edit keeps its undo history (the user can undo the restore itself).
         end_line, end_char = end_position(open_text)
         change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, text)])
         if await client.apply_edit(f"Restore {path.name}", [change]):
             await client.save_documents([path])
-            if _read(path) == data:
+            if await asyncio.to_thread(is_plain_path, root, rel) and _read(path) == data:
                 return
-    await asyncio.to_thread(_write_bytes, path, data)
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.restore.tmp")
-    mode = None
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        pass
-    tmp.write_bytes(data)
-    if mode is not None:
-        os.chmod(tmp, mode)
-    os.replace(tmp, path)
-
-
-def _unlink(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass
+    await asyncio.to_thread(put_file, root, rel, data, item.old_mode)

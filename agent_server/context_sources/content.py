@@ -6,8 +6,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from .. import acp
-from ..errors import ToolError
-from ..tools.sandbox import resolve
+from ..errors import SandboxError, ToolError
+from ..tools.sandbox import read_regular, resolve
 
 # A linked file is read into the prompt up to this size; the model can read_file the rest (small windows first).
 LINKED_FILE_CHARS = 12000
@@ -66,12 +66,11 @@ def _linked(link: acp.ResourceLink, roots: list[Path]) -> str:
         path = resolve(roots, uri_to_path(link.uri), must_exist=True)
         if not path.is_file():
             return f"(see `{name}`)"
-        with path.open("rb") as fh:
-            raw = fh.read(LINKED_FILE_CHARS * 4 + 4)
+        raw = read_regular(path, LINKED_FILE_CHARS * 4 + 4, truncate=True)  # never a FIFO or a device
         # A read that stopped inside a character loses only that character; a NUL byte means a binary file.
         full = len(raw) <= LINKED_FILE_CHARS * 4
         text = raw.decode("utf-8", errors="strict" if full else "ignore") if b"\0" not in raw else None
-    except (ToolError, OSError, UnicodeDecodeError):
+    except (ToolError, SandboxError, OSError, UnicodeDecodeError):
         text = None
     if text is None:
         return f"(see `{name}`)"

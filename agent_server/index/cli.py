@@ -100,6 +100,15 @@ def run_search(args: argparse.Namespace) -> int:
     if not query.strip():
         print("agent-server search: empty query", file=sys.stderr)
         return 2
+    from .query import QueryTooLongError, shorten_query
+
+    try:
+        query, note = shorten_query(query)
+    except QueryTooLongError as exc:
+        print(f"agent-server search: {exc}", file=sys.stderr)
+        return 2
+    if note:
+        print(f"agent-server search: {note}", file=sys.stderr)
     hits = _quick_search(root, args.db, query, args.limit, args.path, args.files)
     if hits is None:
         import asyncio

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
+from ..errors import SandboxError
+from ..index.chunker import Chunk, chunk_text
 from ..messages import Message
+from ..tools.sandbox import read_regular
 from ..turn.client import AgentClient
-from .chunker import Chunk, chunk_text
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +52,8 @@ def files_read(history: list[Message], roots: list[Path], since: int) -> list[Re
             continue
         path = (roots[0] / rel).resolve()
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = read_regular(path, 4_000_000).decode("utf-8")  # never a FIFO or a device
+        except (OSError, UnicodeDecodeError, SandboxError):
             continue
         if len(text.splitlines()) < MIN_LINES:
             continue

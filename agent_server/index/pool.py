@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import sys
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 
 _pool: ProcessPoolExecutor | None = None
@@ -20,11 +21,28 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
+PARENT_CHECK_S = 0.2
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker outlives a server killed with SIGKILL (nobody shuts the pool down), holding the pipes it inherited
+    open, so the editor never sees the server's output end: leave as soon as the parent is gone."""
+    while True:
+        time.sleep(PARENT_CHECK_S)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
 def _warm() -> None:
     """Import the chunker and load the Python grammar once per worker, not on its first batch."""
-    # Workers inherit the server's stdout, which carries JSON-RPC: anything they print goes to stderr instead.
+    # Workers inherit the server's stdout, which carries JSON-RPC: anything they print goes to stderr instead, and
+    # they keep no handle on the wire (nor on stdin) that could hold it open after the server died.
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True, name="parent-watch").start()
     from .chunker import chunk_text
 
     chunk_text("warm.py", "def warm():\n    pass\n")

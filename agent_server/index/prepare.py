@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..errors import SandboxError
+from ..tools.sandbox import read_regular
 from .chunker import chunk_text
 from .scanner import SNIFF_BYTES, looks_binary
 from .tokenize import body_terms, expand_identifiers, identifiers
@@ -91,8 +93,8 @@ def prepare_batch(root: str, files: list[tuple[str, int, int, str | None]]) -> l
     base = Path(root)
     for path, size, mtime_ns, old_hash in files:
         try:
-            data = (base / path).read_bytes()
-        except OSError:
+            data = read_regular(base / path, max(size, 0) + (1 << 20), truncate=True)  # never a FIFO or a device
+        except (OSError, SandboxError):
             out.append(PreparedFile(path, size, mtime_ns, "unreadable"))
             continue
         out.append(prepare_data(path, data, size, mtime_ns, old_hash))

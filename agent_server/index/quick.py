@@ -8,7 +8,7 @@ from pathlib import Path
 from .db import IndexDB
 from .entities import analyze_request
 from .graph import SymbolGraph
-from .query import MAX_QUERY_CHARS, ParsedQuery, QueryTooLongError
+from .query import ParsedQuery, shorten_query
 from .search import FileHit, Hit, rank, rank_files
 from .search_context import SearchContext, build_suffix_map
 from .weights import Weights
@@ -63,8 +63,7 @@ def load_context(db: IndexDB, q: ParsedQuery) -> SearchContext:
 def search_once(
     db: IndexDB, query: str, limit: int, prefix: str | None = None, files: bool = False
 ) -> list[Hit] | list[FileHit]:
-    if len(query) > MAX_QUERY_CHARS:
-        raise QueryTooLongError(len(query))
+    query, _note = shorten_query(query)  # the CLI says what was dropped
     q = analyze_request(query)
     ctx = load_context(db, q)
     if files:

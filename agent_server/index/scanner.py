@@ -10,6 +10,9 @@ from typing import Any
 
 import pathspec
 
+from ..errors import SandboxError
+from ..tools.sandbox import read_regular
+
 ALWAYS_SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
      ".pytest_cache", ".ruff_cache", ".idea", ".eggs", ".cache"}
@@ -50,9 +53,10 @@ class Scanner:
             spec = None
             ignore = self.root / rel_dir / ".gitignore"
             try:
-                lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
-                spec = pathspec.GitIgnoreSpec.from_lines(lines)
-            except OSError:
+                # A regular file only, and only its first megabyte: `.gitignore -> /dev/zero` must not hang us.
+                data = read_regular(ignore, 1_000_000, truncate=True)
+                spec = pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines())
+            except (OSError, SandboxError):
                 pass
             self._specs[rel_dir] = spec
         return self._specs[rel_dir]

@@ -20,7 +20,7 @@ from .entities import analyze_request
 from .graph import SymbolGraph
 from .pool import discard_pool, shared_pool, usable_cpus, warm_pool
 from .prepare import PreparedFile, prepare_batch, prepare_data
-from .query import MAX_QUERY_CHARS, QueryTooLongError
+from .query import shorten_query
 from .scanner import ScannedFile, Scanner
 from .search import FileHit, Hit, rank, rank_files
 from .search_context import SearchContext, build_suffix_map
@@ -287,6 +287,7 @@ class WorkspaceIndex:
         file's best chunk in file-rank order first, then second-best chunks, and so on (`search.rank`)."""
         if not query.strip():
             return []
+        query, _note = shorten_query(query)  # before anything is loaded or sent to an embedding server
         ctx, qvec = await self._prepare_search(query)
 
         def parse_and_rank() -> list[Hit]:  # both off the event loop: a chat keeps streaming during any search
@@ -298,6 +299,7 @@ class WorkspaceIndex:
         """Distinct files for a free-text query, best first, each with its best chunks."""
         if not query.strip():
             return []
+        query, _note = shorten_query(query)  # before anything is loaded or sent to an embedding server
         ctx, qvec = await self._prepare_search(query)
 
         def parse_and_rank() -> list[FileHit]:
@@ -306,8 +308,6 @@ class WorkspaceIndex:
         return await asyncio.to_thread(parse_and_rank)
 
     async def _prepare_search(self, query: str) -> tuple[SearchContext, npt.NDArray[np.float32] | None]:
-        if len(query) > MAX_QUERY_CHARS:  # refused before anything is loaded or sent to an embedding server
-            raise QueryTooLongError(len(query))
         ctx = await self._context()
         ctx.open_files = set(self._open)
         now = time.time()

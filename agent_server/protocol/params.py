@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from ..index.query import MAX_QUERY_CHARS
+from ..index.query import MAX_RAW_QUERY_CHARS
 from ..llm.model_names import find_listed
 from .errors import INVALID_PARAMS, RpcError
 
@@ -43,7 +43,7 @@ class ModelSelectParams(_Params):
 
 
 class IndexSearchParams(_Params):
-    query: str = Field(max_length=MAX_QUERY_CHARS)
+    query: str = Field(max_length=MAX_RAW_QUERY_CHARS)  # longer than MAX_QUERY_CHARS: shortened (shorten_query)
     limit: int = Field(default=10, ge=1, le=200)
     path: str | None = None
     files: bool = False  # distinct files, each with its best chunks

@@ -11,7 +11,9 @@ import asyncio
 import logging
 from pathlib import Path
 
+from ..errors import SandboxError
 from .base import ToolContext
+from .sandbox import read_regular
 
 log = logging.getLogger(__name__)
 CLIENT_READ_LIMIT = 1_000_000  # bigger files are read from disk in slices, never shipped whole over stdio
@@ -19,8 +21,8 @@ CLIENT_READ_LIMIT = 1_000_000  # bigger files are read from disk in slices, neve
 
 def _disk_text(path: Path) -> str | None:
     try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_regular(path, CLIENT_READ_LIMIT).decode("utf-8")
+    except (OSError, UnicodeDecodeError, SandboxError):
         return None
 
 

@@ -6,7 +6,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from .. import acp
-from ..index.query import MAX_QUERY_CHARS, QueryTooLongError
+from ..index.query import shorten_query
 from .base import ToolContext, ToolResult
 from .code_index import CodeIndex, SearchHit
 from .sandbox import relative
@@ -27,14 +27,19 @@ async def codebase_search(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     index: CodeIndex | None = ctx.services.get("index")
     if index is None:
         return ToolResult(text=NOT_BUILT)
-    query: str = args["query"]
-    if len(query) > MAX_QUERY_CHARS:  # before the index is asked: the model gets the reason and can retry
-        raise QueryTooLongError(len(query))
+    query, note = shorten_query(args["query"])  # a pasted bug report keeps its distinctive part
+    result = await _search(ctx, index, query, args)
+    if note:
+        result.text = f"({note})\n\n{result.text}"
+    return result
+
+
+async def _search(ctx: ToolContext, index: CodeIndex, query: str, args: dict[str, Any]) -> ToolResult:
     if args.get("files"):
         return await _files(ctx, index, query, int(args.get("limit") or 8))
     hits = await index.search(query, int(args.get("limit") or 8))
     if not hits:
-        return ToolResult(text=f"No indexed code matches '{query}'. Try search_text with a regex.")
+        return ToolResult(text=f"No indexed code matches '{query[:200]}'. Try search_text with a regex.")
     parts: list[str] = []
     locations: list[acp.ToolCallLocation] = []
     for n, hit in enumerate(hits, start=1):

@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import ToolError
 from .base import Handler, ToolContext, ToolResult
 from .sandbox import resolve
+from .shell_exec import NoBashError, shell_argv, shell_env
 
 KILL_GRACE_S = 2.0
 DRAIN_GRACE_S = 0.5  # how long output may keep flowing after the shell exits (background children)
@@ -102,13 +103,14 @@ async def _pump(stream: asyncio.StreamReader, out: _Output) -> None:
 
 
 async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subprocess.Process:
-    """Start the shell in its own session; if cancelled meanwhile, still kill its whole group before re-raising.
+    """Start bash (the shell whose grammar the policy used: `shell_exec.py`) in its own session; if cancelled
+    meanwhile, still kill its whole group before re-raising.
 
     (asyncio kills only the shell itself when its creation is cancelled, orphaning the children.)
     """
     spawn = asyncio.ensure_future(
-        asyncio.create_subprocess_shell(
-            command,
+        asyncio.create_subprocess_exec(
+            *shell_argv(command),
             cwd=cwd,
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -143,8 +145,11 @@ def make_run_command(default_timeout_s: float, budget: int) -> Handler:
             from .client_command import run_in_client_terminal
 
             return await run_in_client_terminal(ctx, ctx.client.features.terminal, command, cwd, timeout, output_budget)
-        env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
-        proc = await _spawn(command, cwd, env)
+        env = shell_env({**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
+        try:
+            proc = await _spawn(command, cwd, env)
+        except NoBashError as exc:
+            raise ToolError(str(exc)) from None
         out = _Output(output_budget)
         assert proc.stdout is not None
         pump = asyncio.create_task(_pump(proc.stdout, out))

@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
-from ..errors import ToolError
+from ..errors import SandboxError, ToolError
 from ..turn.client import FileChange, TextEdit
 from .base import ToolContext, ToolResult
 from .client_files import buffer_text, write_through_client
-from .sandbox import relative, resolve
+from .sandbox import FileTooLargeError, NotRegularFileError, read_regular, relative, resolve
+
+EDIT_MAX_BYTES = 16_000_000  # past this, edit_file and write_file refuse to load the file whole
 
 
 def atomic_write(path: Path, text: str) -> None:
@@ -60,9 +62,13 @@ def current_text(ctx: ToolContext, path: Path, rel: str) -> str | None:
     if path.is_dir():
         raise ToolError(f"{rel} is a directory")
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_regular(path, EDIT_MAX_BYTES).decode("utf-8")
     except UnicodeDecodeError:
         raise ToolError(f"{rel} is not UTF-8 text; it cannot be edited with this tool") from None
+    except NotRegularFileError:
+        raise ToolError(f"{rel} is not a regular file (a FIFO, a device or a socket); it cannot be edited") from None
+    except FileTooLargeError:
+        raise ToolError(f"{rel} is larger than {EDIT_MAX_BYTES} bytes; edit it with a command instead") from None
 
 
 async def current_text_via_client(ctx: ToolContext, path: Path, rel: str) -> str | None:
@@ -87,8 +93,8 @@ async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change
 
 def _read_or_none(path: Path) -> str | None:
     try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_regular(path, EDIT_MAX_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError, SandboxError):
         return None
 
 

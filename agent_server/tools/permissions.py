@@ -24,10 +24,13 @@ from typing import Any, Protocol
 from .. import acp
 from ..config import ToolsConfig
 from .base import Policy, Tool
+from .protected_paths import protected_path
 from .shell_parse import BLANKET, INTERPRETERS, PLAIN, Segment, parse_command
 from .shell_parse import WRAPPERS as _SHELL_WRAPPERS
 
 COMMAND_TOOLS = frozenset({"run_command"})
+# Tool kinds that never change a file: a protected path (protected_paths.py) is only protected from the others.
+READ_ONLY_KINDS = frozenset({"read", "search", "think", "fetch"})
 # Commands whose second word picks what they do: `git status` and `git push` deserve separate decisions.
 SUBCOMMAND_PROGRAMS = frozenset(
     {
@@ -302,6 +305,11 @@ class PermissionPolicy:
             subjects = self.subjects(tool, arguments, workspace)
             subject = subjects[0] if subjects else None
             verdict = self._judge(tool, subject, decisions)
+            path = arguments.get("path")
+            if verdict == "allow" and tool.kind not in READ_ONLY_KINDS and isinstance(path, str):
+                reason = protected_path(workspace, path)
+                if reason:  # whatever the rules say: this write could make a tool run a program
+                    return "ask", [Segment(subject or "", reasons=(reason,))]
             return verdict, [] if verdict == "allow" else [Segment(subject or "")]
         segments, doubts = self._segments(arguments, workspace)
         if not segments and not doubts:  # an empty command line
@@ -319,6 +327,28 @@ class PermissionPolicy:
         if any(s.opaque for s in segments) and self._has_deny_pattern(tool, decisions):
             return "ask", pending  # a deny rule cannot be checked against a program only known when it runs
         return ("allow" if not pending else "ask"), pending
+
+    def why(self, tool: Tool, arguments: dict[str, Any], workspace: Path | str) -> list[str]:
+        """Why this call is asked about, in words for the permission request: the parts of a command no rule allows
+        and what makes each one need an exact approval, the parser's doubts, a path that always asks."""
+        ws = Path(workspace)
+        verdict, pending = self._decide(tool, arguments, ws)
+        if verdict != "ask":
+            return []
+        out: list[str] = []
+        if tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str):
+            _, doubts = self._segments(arguments, ws)
+            out += [f"always asked: {d}" for d in dict.fromkeys(doubts)]
+            for segment in pending:
+                if segment.level == BLANKET and segment.text == str(arguments["command"]) and doubts:
+                    continue  # the whole text, judged only because of the doubts above
+                because = "; ".join(segment.reasons) if segment.reasons else "no allow rule matches it"
+                out.append(f"'{segment.text}': {because}")
+        else:
+            out += [f"always asked: {r}" for s in pending for r in s.reasons]
+            if not out:
+                out.append("no allow rule matches this call")
+        return out
 
     def remember(self, tool: Tool, arguments: dict[str, Any], workspace: Path | str, allow: bool) -> list[Decision]:
         """Store an "always allow" (allow=True) or "always reject" choice for this call; returns what was stored.

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import itertools
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ from ..errors import ToolError
 from .base import ToolContext, ToolResult
 from .client_files import buffer_text
 from .filetypes import SNIFF_BYTES, describe_type, human_size, is_binary
-from .sandbox import relative, resolve, root_of
+from .sandbox import NotRegularFileError, open_regular, relative, resolve, root_of
 from .walk import SKIP_DIRS, gitignore, ignored
 
 HUGE_BYTES = 512_000
@@ -78,7 +80,7 @@ def _huge_range(path: Path, rel: str, start: int | None, end: int | None, budget
     last = end or first + 199
     if last < first:
         raise ToolError(f"end_line ({last}) is before start_line ({first})")
-    with path.open(encoding="utf-8", errors="replace", newline=None) as fh:
+    with io.TextIOWrapper(open_regular(path), encoding="utf-8", errors="replace", newline=None) as fh:
         picked = [line.rstrip("\n") for line in itertools.islice(fh, first - 1, last)]
     if not picked:
         raise ToolError(f"start_line {first} is past the end of {rel}")
@@ -92,7 +94,7 @@ def _summary(path: Path, rel: str, size: int, head: bytes, budget: int | None = 
     kind = describe_type(path, head)
     if is_binary(head):
         return f"{rel}: binary file ({kind}, {human_size(size)}); its bytes are not shown."
-    with path.open("rb") as fh:
+    with open_regular(path) as fh:
         count = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
     first = head.decode("utf-8", errors="replace").splitlines()[:SUMMARY_LINES]
     first = first[: _fit_lines(first, 1, budget, len(rel) + 200)]
@@ -105,16 +107,24 @@ def _summary(path: Path, rel: str, size: int, head: bytes, budget: int | None = 
 def _read_disk(path: Path, rel: str, start: int | None, end: int | None, budget: int | None = None) -> str:
     if path.is_dir():
         raise ToolError(f"{rel} is a directory; use list_directory to see what it holds")
-    size = path.stat().st_size
-    with path.open("rb") as fh:
+    try:
+        fh = open_regular(path)
+    except NotRegularFileError:
+        raise ToolError(
+            f"{rel} is not a regular file (a FIFO, a device or a socket): reading it could block or never end"
+        ) from None
+    with fh:
+        size = os.fstat(fh.fileno()).st_size
         head = fh.read(SNIFF_BYTES)
-    if is_binary(head):
-        return _summary(path, rel, size, head)
-    if size > HUGE_BYTES:
-        if start is None and end is None:
-            return _summary(path, rel, size, head, budget)
-        return _huge_range(path, rel, start, end, budget)
-    text = path.read_bytes().decode("utf-8", errors="replace")
+        if is_binary(head):
+            return _summary(path, rel, size, head)
+        if size > HUGE_BYTES:
+            if start is None and end is None:
+                return _summary(path, rel, size, head, budget)
+            return _huge_range(path, rel, start, end, budget)
+        # Read at most what the size promised (and a little): a file that keeps growing cannot exhaust memory.
+        data = head + fh.read(HUGE_BYTES + 1 - len(head))
+    text = data[:HUGE_BYTES].decode("utf-8", errors="replace")
     return _render(rel, text, start, end, budget=budget)
 
 

@@ -11,6 +11,7 @@ import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import SandboxError
 
@@ -85,3 +86,66 @@ def root_of(roots: Sequence[Path], abs_path: Path) -> Path:
     real = Path(os.path.realpath(abs_path))
     real_roots = [Path(os.path.realpath(r)) for r in roots]
     return next((r for r in real_roots if _inside(real, r)), real_roots[0])
+
+
+class NotRegularFileError(SandboxError):
+    """Not a regular file (a FIFO, a device such as /dev/zero, a socket, or a link to one): reading could block for
+    good or never end, so tools do not read it."""
+
+
+class FileTooLargeError(SandboxError):
+    """A file larger than the reader's limit."""
+
+
+def read_regular(path: Path | str, limit: int, *, truncate: bool = False) -> bytes:
+    """The bytes of `path` if it is a regular file (after links), at most `limit` of them.
+
+    Opened with O_NONBLOCK so that opening a FIFO cannot block; the type is checked on the open descriptor, so a
+    file swapped for a FIFO after a check is still refused. Past `limit`: FileTooLargeError, or the first `limit`
+    bytes when `truncate`.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFileError(f"'{path}' is not a regular file (a FIFO, device or socket); it is not read")
+        if st.st_size > limit and not truncate:
+            raise FileTooLargeError(f"'{path}' is larger than {limit} bytes")
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        if not truncate:
+            raise FileTooLargeError(f"'{path}' is larger than {limit} bytes")
+        data = data[:limit]
+    return data
+
+
+def is_regular(path: Path | str) -> bool:
+    """A regular file after links (never a FIFO or a device), without opening it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def open_regular(path: Path | str) -> BinaryIO:
+    """`path` opened for reading if it is a regular file (after links); NotRegularFileError otherwise. Never blocks
+    on a FIFO (O_NONBLOCK, then the type is checked on the descriptor itself)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFileError(f"'{path}' is not a regular file (a FIFO, device or socket); it is not read")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

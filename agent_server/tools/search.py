@@ -1,17 +1,22 @@
-"""find_files (glob over paths) and search_text (regex over contents), skipping ignored and binary files."""
+"""find_files (glob over paths) and search_text (regex over contents), skipping ignored and binary files.
+
+Patterns run on RE2 (linear_regex.py) and only regular files up to SEARCH_MAX_BYTES are read (never a FIFO or a
+device), in a worker thread that stops when the call is cancelled (walk.run_stoppable): no input can freeze the
+server or keep a worker busy for good.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import re
+import threading
 from pathlib import Path
 from typing import Any
 
-from ..errors import ToolError
+from ..errors import SandboxError, ToolError
 from .base import ToolContext, ToolResult
 from .filetypes import SNIFF_BYTES, is_binary
-from .sandbox import relative, resolve, root_of
-from .walk import compile_glob, iter_files
+from .linear_regex import LinearPattern, UnsupportedPatternError, compile_linear
+from .sandbox import read_regular, relative, resolve, root_of
+from .walk import compile_glob, iter_files, run_stoppable
 
 FIND_LIMIT = 200
 MATCH_LIMIT = 100
@@ -19,12 +24,19 @@ LINE_CHARS = 300
 SEARCH_MAX_BYTES = 2_000_000
 
 
-def _find(ctx: ToolContext, pattern: str) -> str:
-    matcher = compile_glob(pattern)
+def _glob(pattern: str) -> LinearPattern:
+    try:
+        return compile_glob(pattern)
+    except UnsupportedPatternError as exc:
+        raise ToolError(f"invalid glob {pattern!r}: {exc}") from None
+
+
+def _find(ctx: ToolContext, pattern: str, stop: threading.Event) -> str:
+    matcher = _glob(pattern)
     found: list[str] = []
     for root in ctx.roots:
         real = Path(root).resolve()
-        for file in iter_files(real, real):
+        for file in iter_files(real, real, stop):
             rel = relative(ctx.roots, file)
             if matcher.match(rel):
                 found.append(rel)
@@ -40,27 +52,27 @@ async def find_files(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     pattern = args["pattern"].strip()
     if not pattern:
         raise ToolError("pattern is empty; give a glob such as '**/*.py' or 'src/*.ts'")
-    return ToolResult(text=await asyncio.to_thread(_find, ctx, pattern))
+    return ToolResult(text=await run_stoppable(lambda stop: _find(ctx, pattern, stop)))
 
 
-def _search(ctx: ToolContext, regex: re.Pattern[str], start: Path, glob: str | None, skip: int = 0) -> str:
-    matcher = compile_glob(glob) if glob else None
+def _search(
+    ctx: ToolContext, regex: LinearPattern, start: Path, glob: str | None, skip: int, stop: threading.Event
+) -> str:
+    matcher = _glob(glob) if glob else None
     hits: list[str] = []
     total = 0
     files_with_hits = 0
     # A page that fits the model's window (the header and the marker take about 200 characters).
     room = (ctx.page_chars or 1 << 62) - 200
     full = False
-    for file in iter_files(root_of(ctx.roots, start), start):
+    for file in iter_files(root_of(ctx.roots, start), start, stop):
         rel = relative(ctx.roots, file)
         if matcher is not None and not matcher.match(rel):
             continue
         try:
-            if file.stat().st_size > SEARCH_MAX_BYTES:
-                continue
-            data = file.read_bytes()
-        except OSError:
-            continue
+            data = read_regular(file, SEARCH_MAX_BYTES)
+        except (OSError, SandboxError):
+            continue  # too big, gone, or not a regular file
         if is_binary(data[:SNIFF_BYTES]):
             continue
         found_here = False
@@ -98,9 +110,10 @@ def _search(ctx: ToolContext, regex: re.Pattern[str], start: Path, glob: str | N
 
 async def search_text(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     try:
-        regex = re.compile(args["pattern"])
-    except re.error as exc:
+        regex = compile_linear(args["pattern"])
+    except UnsupportedPatternError as exc:
         raise ToolError(f"invalid regular expression {args['pattern']!r}: {exc}") from None
     start = resolve(ctx.roots, args.get("path") or ".", must_exist=True)
     skip = max(0, int(args.get("skip") or 0))
-    return ToolResult(text=await asyncio.to_thread(_search, ctx, regex, start, args.get("glob"), skip))
+    glob = args.get("glob")
+    return ToolResult(text=await run_stoppable(lambda stop: _search(ctx, regex, start, glob, skip, stop)))

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .protected_paths import protected_path
+
 PLAIN, EXACT, BLANKET = 0, 1, 2
 PARSE_ERROR = "the command does not parse as shell"
 # Judging costs about 5 µs a byte on the event loop; longer commands are asked about without parsing them.
@@ -79,6 +81,18 @@ _CONTROL = frozenset(
     "if_statement elif_clause else_clause while_statement for_statement c_style_for_statement case_statement "
     "case_item test_command arithmetic_expansion".split()
 )
+# Every named node type of the bash grammar this walker was written for; any other node makes the command asked.
+_KNOWN = frozenset(
+    "ansi_c_string arithmetic_expansion array binary_expression brace_expression c_style_for_statement case_item "
+    "case_statement command command_name command_substitution comment compound_statement concatenation "
+    "declaration_command do_group elif_clause else_clause expansion extglob_pattern file_descriptor file_redirect "
+    "for_statement function_definition heredoc_body heredoc_content heredoc_end heredoc_redirect heredoc_start "
+    "herestring_redirect if_statement list negated_command number parenthesized_expression pipeline "
+    "postfix_expression process_substitution program raw_string redirected_statement regex simple_expansion "
+    "special_variable_name string string_content subscript subshell ternary_expression test_command test_operator "
+    "translated_string unary_expression unset_command variable_assignment variable_assignments variable_name "
+    "while_statement word".split()
+)
 # Argument node types a pattern models fully.
 _PLAIN_WORDS = frozenset({"word", "raw_string", "number", "simple_expansion", "brace_expression"})
 _PLAIN_IN_STRING = frozenset({"string_content", "simple_expansion", '"', "$"})
@@ -118,6 +132,11 @@ def _text(node: Any) -> str:
     return bytes(node.text).decode("utf-8", errors="surrogateescape")
 
 
+def _first_line(node: Any) -> str:
+    lines = _text(node).strip().splitlines()
+    return lines[0] if lines else ""
+
+
 def _static(node: Any) -> str | None:
     """The word after quote removal if nothing in it expands, else None."""
     kind = node.type
@@ -149,6 +168,20 @@ def _word_level(node: Any) -> int:
     if kind == "concatenation":
         return max((_word_level(c) for c in node.named_children), default=PLAIN)
     return EXACT  # substitutions, ${...}, $'...', $"...", $((...)), anything new
+
+
+def _git_writes_config(args: list[str | None]) -> bool:
+    """`git config NAME VALUE` and friends (reading with --get/--list is fine); unknown args count as writing."""
+    words = [a for a in args]
+    if "config" not in words:
+        return False
+    rest = words[words.index("config") + 1 :]
+    if any(a is None for a in rest):
+        return True
+    reads = {"--get", "--get-all", "--get-regexp", "--list", "-l", "--get-urlmatch", "--show-origin", "--name-only"}
+    if any(a in reads for a in rest) or (rest and rest[0] in ("get", "list")):
+        return False
+    return len([a for a in rest if a and not a.startswith("-")]) != 1
 
 
 class _Walker:
@@ -195,13 +228,15 @@ class _Walker:
         if dest is None:
             return EXACT, None
         target = _static(dest)
-        if ("&" in op and dest.type == "number") or (op.endswith("&") and _text(dest) == "-"):
-            return PLAIN, None  # 2>&1, >&2, 2>&-: between descriptors
+        if op.endswith("&") and ((_text(dest).isdecimal() and _text(dest).isascii()) or _text(dest) == "-"):
+            return PLAIN, None  # 2>&1, >&2, 2>&-: between descriptors (but `&>1` and `&>>2` write files 1 and 2)
         if target in _HARMLESS_TARGETS:
             return PLAIN, None
         writes = ">" in op
         if writes and (target is None or self._outside(target)):
             return EXACT, f"'{_text(node)}' may write outside the workspace"
+        if writes and target is not None and (why := protected_path(self.workspace, target, self.base)):
+            return EXACT, f"'{_text(node)}' writes a file that makes tools run programs ({why})"
         return EXACT, None
 
     # -- segments ----------------------------------------------------------------------------------------------
@@ -270,6 +305,15 @@ class _Walker:
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs a program given as an argument"]
             if base in WRITERS and any(self._outside_arg(a) for a in argv_words):
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' names a path outside the workspace"]
+            if base in WRITERS:
+                for arg in argv_words:
+                    value = arg.split("=", 1)[-1] if arg else arg
+                    why = protected_path(self.workspace, value, self.base) if value and value[0] != "-" else None
+                    if why:
+                        self.out.doubts.append(f"'{base}' may write '{value}': {why}")
+                        break
+            if base == "git" and _git_writes_config(argv_words):
+                self.out.doubts.append("'git config' changes settings that can run programs (core.fsmonitor...)")
             risky_args = RUNS_ARGUMENT.get(base)
             if risky_args and any(_text(w).split("=")[0] in risky_args for w in words):
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' has an option that runs or writes"]
@@ -277,7 +321,7 @@ class _Walker:
         for r in redirects:
             r_level, doubt = self._redirect(r)
             if r_level > PLAIN:
-                level, reasons = max(level, r_level), [*reasons, f"redirects with '{_text(r).splitlines()[0]}'"]
+                level, reasons = max(level, r_level), [*reasons, f"redirects with '{_first_line(r)}'"]
             if doubt:
                 self.out.doubts.append(doubt)
             parts.append(_text(r).split("\n")[0] if r.type == "heredoc_redirect" else _text(r))
@@ -298,7 +342,7 @@ class _Walker:
             level = max(level, r_level)
             if doubt:
                 self.out.doubts.append(doubt)
-            reasons.append(f"redirects with '{_text(r).splitlines()[0] if _text(r) else ''}'")
+            reasons.append(f"redirects with '{_first_line(r)}'")
         if level > PLAIN or body is None:
             self._add(_text(node).split("\n")[0], max(level, EXACT), reasons)
 
@@ -328,6 +372,9 @@ class _Walker:
                 self.visit(child)
         elif kind == "comment":
             self._check_comment(node)
+        elif kind not in _KNOWN:
+            # A node this walker was not written for (a newer grammar): what it runs cannot be judged.
+            self.out.doubts.append(f"a shell construct the policy does not know ({kind})")
         elif kind in _CONTROL:
             for child in node.named_children:
                 self.visit(child)
@@ -346,7 +393,8 @@ class _Walker:
 
 
 def parse_command(command: str, workspace: Path, cwd: str | None = None) -> ShellCommand:
-    """The segments of `command` as run by `sh -c` in `cwd` (relative to `workspace`), with any doubts."""
+    """The segments of `command` as run by `bash -c` (`shell_exec.py`) in `cwd` (relative to `workspace`), with any
+    doubts."""
     base = Path(os.path.normpath(workspace / (cwd or ".")))
     source = command.encode("utf-8", errors="surrogatepass")
     walker = _Walker(source, base, workspace)
@@ -360,6 +408,8 @@ def parse_command(command: str, workspace: Path, cwd: str | None = None) -> Shel
         walker.visit(root)
     except RecursionError:
         walker.out.doubts.append("the command is nested too deeply to judge")
+    except Exception as exc:  # a walker bug must never turn into an allow: the command is asked about
+        walker.out.doubts.append(f"the command could not be judged ({type(exc).__name__})")
     if root.has_error and PARSE_ERROR not in walker.out.doubts:
         walker.out.doubts.append(PARSE_ERROR)
     return walker.out

@@ -1,16 +1,48 @@
-"""Walking the workspace for tools: skip VCS and dependency folders, honour the root .gitignore, match globs."""
+"""Walking the workspace for tools: skip VCS and dependency folders, honour the root .gitignore, match globs.
+
+Only regular files are yielded (never a FIFO, a device or a socket, nor a link to one: reading them can block or
+never end); folder links are not followed, so a link loop cannot trap the walk, and a file link that loops is
+skipped. Globs become RE2 patterns (linear_regex.py): `a**a**a**…b` cannot backtrack. A walk runs in a worker
+thread that checks a stop flag between files, so a cancelled tool call stops it (`run_stoppable`).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
-from collections.abc import Iterator
+import stat
+import threading
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 import pathspec
 
-from .sandbox import hard_linked
+from ..errors import SandboxError
+from .linear_regex import LinearPattern, compile_linear
+from .sandbox import hard_linked, read_regular
+
+GITIGNORE_MAX_BYTES = 1_000_000
+T = TypeVar("T")
+
+
+class Stopped(Exception):
+    """The walk's caller was cancelled."""
+
+
+async def run_stoppable(work: Callable[[threading.Event], T]) -> T:
+    """Run `work(stop)` in a thread; if the caller is cancelled, set `stop` (the work checks it and ends soon)."""
+    stop = threading.Event()
+    task = asyncio.ensure_future(asyncio.to_thread(work, stop))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        stop.set()
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # a Stopped there is expected
+        raise
+
 
 SKIP_DIRS = frozenset(
     {
@@ -32,9 +64,10 @@ SKIP_DIRS = frozenset(
 def gitignore(root: Path) -> pathspec.GitIgnoreSpec | None:
     """The root's .gitignore as a matcher (None if there is none or it cannot be read)."""
     try:
-        lines = (root / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return None
+        data = read_regular(root / ".gitignore", GITIGNORE_MAX_BYTES, truncate=True)
+    except (OSError, SandboxError):
+        return None  # missing, a FIFO or a device (`.gitignore -> /dev/zero`): no rules rather than a hang
+    lines = data.decode("utf-8", errors="replace").splitlines()
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
@@ -44,14 +77,17 @@ def ignored(spec: pathspec.GitIgnoreSpec | None, rel: str, is_dir: bool) -> bool
     return bool(spec.match_file(rel + "/" if is_dir else rel))
 
 
-def iter_files(root: Path, start: Path) -> Iterator[Path]:
-    """Files under `start` (inside `root`), sorted per folder, without skipped or git-ignored folders and files."""
+def iter_files(root: Path, start: Path, stop: threading.Event | None = None) -> Iterator[Path]:
+    """Regular files under `start` (inside `root`), sorted per folder, without skipped or git-ignored folders and
+    files; raises Stopped once `stop` is set."""
     spec = gitignore(root)
     if start.is_file():
         yield start
         return
-    real_root = root.resolve()
+    real_root = Path(os.path.realpath(root))
     for dirpath, dirnames, filenames in os.walk(start):
+        if stop is not None and stop.is_set():
+            raise Stopped()
         here = Path(dirpath)
         rel_dir = here.relative_to(root).as_posix()
         prefix = "" if rel_dir == "." else rel_dir + "/"
@@ -59,25 +95,23 @@ def iter_files(root: Path, start: Path) -> Iterator[Path]:
         for name in sorted(filenames):
             path = here / name
             if ignored(spec, prefix + name, is_dir=False) or (path.is_symlink() and not _inside(path, real_root)):
-                continue  # a symlink out of the workspace must not be read through a search
+                continue  # a symlink out of the workspace (or a loop) must not be read through a search
             try:
-                if hard_linked(path.stat()):
-                    continue  # nor a hard link, which may share its content with a file outside (sandbox.py)
+                st = path.stat()
             except OSError:
-                continue
+                continue  # gone, or a link loop
+            if not stat.S_ISREG(st.st_mode) or hard_linked(st):
+                continue  # a FIFO or device blocks or never ends; a hard link may share an outside file
             yield path
 
 
 def _inside(path: Path, real_root: Path) -> bool:
-    try:
-        path.resolve().relative_to(real_root)
-    except (ValueError, OSError):
-        return False
-    return True
+    real = Path(os.path.realpath(path))
+    return real == real_root or real.is_relative_to(real_root)
 
 
 @lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re.Pattern[str]:
+def compile_glob(pattern: str) -> LinearPattern:
     """A glob over `/`-separated paths: `*` and `?` stay within a folder, `**` crosses folders.
 
     A pattern without `/` matches the file name at any depth (`*.py`), like .gitignore does.
@@ -124,4 +158,4 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(c))
             i += 1
-    return re.compile("".join(out) + r"\Z")
+    return compile_linear("".join(out) + r"\z")

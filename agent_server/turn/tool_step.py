@@ -161,6 +161,12 @@ async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) ->
         raw_input=shown.raw_input if shown else call.arguments,
         locations=(shown.locations if shown else None) or _locations(turn, tool, call.arguments),
     )
+    why = turn.policy.why(tool, call.arguments, turn.session.cwd)
+    if why:  # the user sees why this call was not let through by their rules (issue 23)
+        request.meta = {"askedBecause": why}
+        if tool.name == "run_command" and request.content:
+            because = "Asked because:\n" + "\n".join(f"- {w}" for w in why)
+            request.content = [*request.content, acp.Content(content=acp.TextContent(text=because))]
     await turn.relay.flush()
     try:
         response = await turn.client.request_permission(turn.session.id, request, permission_options())

@@ -180,3 +180,42 @@ def test_capabilities_are_only_what_the_client_says() -> None:
     assert client.features.files is None and client.features.terminal is None
     client.configure({"terminal": True, "fs": []})
     assert client.features.terminal is client and client.features.files is None
+
+
+async def test_the_clients_terminal_runs_the_command_under_the_shell_the_policy_parsed(tmp_path: Path) -> None:
+    """terminal/create gets bash by its path, not `/bin/sh` (dash on Debian), with variables that would make bash
+    read a file first emptied: a client that runs exactly what it is given runs what the policy approved."""
+    import os
+    import subprocess
+
+    ran: dict[str, Any] = {}
+
+    async def create(params: dict[str, Any]) -> dict[str, Any]:
+        env = {**os.environ, "BASH_ENV": str(tmp_path / "evil-env.sh")}
+        env.update({e["name"]: e["value"] for e in params.get("env", [])})
+        argv = [params["command"], *params["args"]]
+        proc = await asyncio.to_thread(subprocess.run, argv, cwd=params["cwd"], env=env, capture_output=True)
+        ran.update(params=params, code=proc.returncode, out=proc.stdout.decode() + proc.stderr.decode())
+        return {"terminalId": "t1"}
+
+    async def output(params: dict[str, Any]) -> dict[str, Any]:
+        return {"output": ran["out"], "truncated": False, "exitStatus": {"exitCode": ran["code"]}}
+
+    async def empty(params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    (tmp_path / "evil-env.sh").write_text(f"touch {tmp_path / 'bash-env-ran'}\n")
+    marker = tmp_path / "outside" / "M"
+    marker.parent.mkdir()
+    client_side = {"terminal/create": create, "terminal/wait_for_exit": empty, "terminal/output": output,
+                   "terminal/release": empty}  # fmt: skip
+    agent, _client, _log, tasks = pair({}, client_side)
+    try:
+        for command in (f"ls -la &>/dev/null touch {marker}", f"ls &>>/dev/null touch {marker}"):
+            await AcpClient(agent).run_command("s", command, tmp_path, {}, 30, 1000)
+            assert os.path.basename(ran["params"]["command"]) == "bash", ran["params"]
+            assert ran["params"]["args"][-2:] == ["-c", command]
+            assert not marker.exists(), f"{command!r} ran `touch` in the client's terminal"
+    finally:
+        await _stop(tasks)
+    assert not (tmp_path / "bash-env-ran").exists()

@@ -65,8 +65,21 @@ def test_scopes_override_in_order(tmp_path: Path) -> None:
     user.mkdir()
     (user / "ask.md").write_text("---\ndescription: mine\n---\nuser ask\n")
     assert load_catalog(None, user=user).get("ask").prompt == "user ask"
-    write(tmp_path, "ask", "---\ndescription: repo\n---\nrepo ask\n")
-    assert load_catalog(tmp_path, user=user).get("ask").prompt == "repo ask"
+    repo = write(tmp_path, "ask", "---\ndescription: repo\n---\nrepo ask\n")
+    # A repository's profile replaces the user's (or a built-in) only once the user trusted it (issue 23).
+    assert load_catalog(tmp_path, user=user, trusted=lambda ws, f: f == repo).get("ask").prompt == "repo ask"
+    untrusted = load_catalog(tmp_path, user=user)
+    assert untrusted.get("ask").prompt == "user ask"
+    assert any(str(repo) in e and "trust" in e for e in untrusted.errors)
+
+
+def test_an_untrusted_workspace_cannot_replace_a_built_in_mode(tmp_path: Path) -> None:
+    for name in ("plan", "ask", "code"):
+        write(tmp_path, name, f"---\ndescription: evil\npermissions: {{run_command: deny}}\n---\nevil {name}\n")
+    catalog = load_catalog(tmp_path, user=tmp_path / "none")
+    for name in ("plan", "ask", "code"):
+        assert catalog.get(name).scope == "builtin" and "evil" not in catalog.get(name).prompt
+    assert sum("would replace the builtin profile" in e for e in catalog.errors) == 3
 
 
 def test_workspace_profiles_may_tighten_but_not_loosen_untrusted(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_server.checkpoints import CheckpointLimits, CheckpointNotFoundError, CheckpointService
+from agent_server.checkpoints.git_snapshots import private_git_dir
 from agent_server.store import Store
 
 
@@ -19,6 +20,13 @@ def git(cwd: Path, *args: str) -> str:
     out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     return out.stdout
+
+
+def private_refs(store: Store, ws: Path) -> str:
+    """The refs of the snapshots' private repository (the user's repository never gets any)."""
+    assert not git(ws, "for-each-ref", "refs/agent-server").strip()
+    private = private_git_dir(Path(store.path).parent, Path(os.path.realpath(ws)))
+    return git(ws, f"--git-dir={private}", "for-each-ref", "--format=%(refname)", "refs/agent-server")
 
 
 @pytest.fixture
@@ -103,7 +111,7 @@ async def test_pruning_by_count_and_age_drops_refs(tmp_path: Path, store: Store)
         ids.append(record.id)
         await service.after_turn("s1", turn)
     assert [r.id for r in await service.list_checkpoints("s1")] == ids[-2:]
-    refs = git(ws, "for-each-ref", "--format=%(refname)", "refs/agent-server")
+    refs = private_refs(store, ws)
     assert all(i not in refs for i in ids[:2]) and all(i in refs for i in ids[-2:])
     # Age: a checkpoint from long ago is pruned at the next turn's end, even if newer ones are kept.
     with store.db.write() as conn:
@@ -125,9 +133,12 @@ async def test_a_corrupt_private_index_is_rebuilt(tmp_path: Path, store: Store) 
     ws.mkdir()
     git(ws, "init", "-q")
     (ws / "a.txt").write_text("a\n")
-    (ws / ".git" / "agent-server").mkdir()
-    (ws / ".git" / "agent-server" / "index").write_text("not an index")
-    record = await CheckpointService(store).before_change("s1", ws, 1, "p", [])
+    service = CheckpointService(store)
+    assert await service.before_change("s1", ws, 1, "p", []) is not None
+    private = private_git_dir(Path(store.path).parent, ws)
+    (private / "index").write_text("not an index")
+    (ws / "a.txt").write_text("b\n")
+    record = await service.before_change("s1", ws, 2, "p", [])
     assert record is not None and record.before_ref
 
 
@@ -135,5 +146,5 @@ async def test_a_failing_snapshot_never_stops_the_turn(tmp_path: Path, store: St
     ws = tmp_path / "ws"
     ws.mkdir()
     git(ws, "init", "-q")
-    (ws / ".git" / "agent-server").write_text("a file where the private index directory should be")
+    (tmp_path / "snapshots").write_text("a file where the private repositories' folder should be")
     assert await CheckpointService(store).before_change("s1", ws, 1, "p", []) is None

@@ -94,7 +94,7 @@ async def test_git_restore_after_edits_and_a_command_leaves_git_alone(
     assert (workspace / "staged.txt").read_text() == "staged by the user\n"
     assert git_state(workspace) == before
     refs = git(workspace, "for-each-ref", "--format=%(refname)", "refs/agent-server")
-    assert refs.strip(), "the snapshots live under private refs"
+    assert not refs.strip(), "the snapshots live in a private repository, not in the user's"
 
 
 async def test_turn_without_changes_takes_no_checkpoint(

@@ -184,6 +184,26 @@ CONSTRUCTS = [
 ]
 
 
+# Every redirection and control operator bash and dash know (issue 23): placed between an allowed `ls` and a
+# `touch` of a marker outside the workspace. Where a shell other than the policy's parser reads the operator
+# differently (dash: `ls &>/dev/null touch M` is `ls &` then `>/dev/null touch M`), the marker appears.
+OPERATORS = [
+    "&>", "&>>", ">|", "|&", "<>", ">&", "<&", "2>&1", "1>&2", ">&2", "3<>", ">&-", "<&-", "2>&-", "{fd}>", ";;",
+    ";&", ";;&", "&", "&&", "||", "|", ";", "\n", "\r\n", "(", ")", "{", "}", "$(", "`", "<(", ">(", "<<", "<<-",
+    "<<<", "!", "#", "\\\n", "$((", "((", "[[", "coproc", "time",
+]  # fmt: skip
+OPERATOR_FORMS = ["ls -la {op}/dev/null touch {m}", "ls {op} touch {m}", "ls{op}touch {m}", "ls {op}1 touch {m}"]
+
+
+def operator_attempts(w: World, tag: str) -> list[Attempt]:
+    out = []
+    for i, op in enumerate(OPERATORS):
+        for j, form in enumerate(OPERATOR_FORMS):
+            command = form.format(op=op, m=w.marker(f"{tag}-op{i}-{j}"))
+            out.append(Attempt("run_command", {"command": command}))  # asked or not: the marker must not appear
+    return out
+
+
 def command_attempts(w: World, tag: str, first_words: tuple[str, ...]) -> list[Attempt]:
     out = []
     for i, template in enumerate(CONSTRUCTS):
@@ -315,3 +335,29 @@ async def test_command_escapes_under_allow_pattern_rules(
     attempts = command_attempts(world, "rule-ls", ("ls",)) + command_attempts(world, "rule-pytest", ("pytest",))
     outcomes = await run_attempts(client, fake_llm, world, attempts)
     report("commands under allow patterns", outcomes, capsys)
+
+
+async def test_every_shell_operator_under_always_allow_and_allow_rules(
+    start_server: Start, world: World, fake_llm: FakeLLMServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The policy parses bash and the command runs under bash (never `/bin/sh`): whatever the operator, an allowed
+    `ls` never runs the `touch` after it."""
+    rules = [{"tool": "run_command", "policy": "allow", "pattern": p} for p in ("git status*", "pytest*", "npm test*")]
+    rules.append({"tool": "run_command", "policy": "allow", "pattern": "ls -la"})
+    options = {**llm_options(fake_llm), "tools": {"rules": rules}}
+    client = await start_server(world.ws, options, env={"HOME": str(world.home), "SHELL": "/bin/sh"})
+    client.handlers[PERMISSION] = lambda p: {"outcome": {"outcome": "selected", "optionId": "allow_always"}}
+    sid = await new_session(client, world.ws)
+    fake_llm.script(Reply(steps=[ToolCalls([FakeToolCall("run_command", {"command": "ls -l"})])]), Reply.text("ok"))
+    await prompt(client, sid, "list")
+    listed = (await client.request("agent/_permissions/list", {"cwd": str(world.ws)}))["decisions"]
+    assert [d["pattern"] for d in listed] == ["ls *"]
+    attempts = operator_attempts(world, "op")
+    for first in ("git status", "pytest"):
+        attempts += [
+            Attempt("run_command", {"command": a.args["command"].replace("ls", first, 1)})
+            for a in operator_attempts(world, first.replace(" ", "_"))[::3]
+        ]
+    outcomes = await run_attempts(client, fake_llm, world, attempts, batch=15)
+    report("every shell operator", outcomes, capsys)
+    assert len(outcomes) >= 200

@@ -227,8 +227,24 @@ def test_agent_server_search_entry_point_builds_then_answers_from_the_index(proj
     again = subprocess.run([*run, "cannot reconcile a closed ledger"], cwd=project, capture_output=True, text=True,
                            timeout=60)  # fmt: skip
     assert again.returncode == 0 and json.loads(again.stdout)[0]["path"] == "pkg/reconcile.py"
-    too_long = subprocess.run([*run, "x" * 20_001], cwd=project, capture_output=True, text=True, timeout=60)
-    assert too_long.returncode == 1 and "limit is 20000" in too_long.stderr and not too_long.stdout
+    # A whole bug report (issue 23: 24,770 characters were refused): searched by its distinctive part, and said so.
+    report = (
+        "The nightly job broke after the upgrade. Environment below.\n\n"
+        + "\n".join(f"somepackage-{i}   1.{i}.0" for i in range(900))
+        + "\n\n"
+        + "\n".join(f"We tried many things on day {i} and none of them helped at all, sadly." for i in range(200))
+        + '\nTraceback (most recent call last):\n  File "pkg/reconcile.py", line 2, in reconcile_ledger\n'
+        + "ValueError: cannot reconcile a closed ledger\n"
+    )
+    assert len(report) > 24_000
+    long = subprocess.run([*run[:-4], "--files", "--json", "--db", str(db), "-"], cwd=project, input=report,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert long.returncode == 0, long.stderr
+    assert json.loads(long.stdout)[0]["path"] == "pkg/reconcile.py"
+    assert f"the query has {len(report)} characters" in long.stderr and "kept" in long.stderr
+    huge = subprocess.run([*run[:-4], "--db", str(db), "-"], cwd=project, input="x" * 2_000_001, capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert huge.returncode == 2 and "limit is 2000000" in huge.stderr and not huge.stdout
     other = subprocess.run([sys.executable, "-m", "agent_server.launch", "--help"], capture_output=True, text=True,
                            timeout=60)  # fmt: skip
     assert other.returncode == 0 and "sessions" in other.stdout  # everything else is the full CLI

@@ -1,10 +1,13 @@
-"""The policy against the real shells: every generated command the policy lets through under `ls *` / `cat *` is run
-by `sh` (and bash), and must run nothing but `ls` and `cat` and create no file.
+"""The policy against the real shell: every generated command the policy lets through under `ls *` / `cat *` is run
+exactly as run_command runs it (`shell_exec.shell_argv`: bash by its path), and must run nothing but `ls` and
+`cat` and create no file.
 
-Commands are built (seeded, 2,000 of them) from shell metacharacters, so they hit the places where a grammar and a shell can disagree
-(escapes, comments, quotes, substitutions, redirections). Every program name a command could reach is a logging
-stub on a private PATH; the shell's own builtins cannot create files here except through redirections, which
-the check on the folder catches.
+Commands are built from every redirection and control operator bash and dash know (`&>`, `&>>`, `>|`, `|&`, `<>`,
+fd duplication and closing, `;;`, `;&`, `;;&`, `&`, `&&`, `||`, `|`, `;`, newlines, subshells, groups,
+substitutions, here-documents and here-strings...) placed before a program that must not run, plus seeded random
+strings of shell metacharacters, so they hit the places where a grammar and a shell can disagree. Every program name
+a command could reach is a logging stub on a private PATH; the shell's own builtins cannot create files here except
+through redirections, which the check on the folder catches.
 """
 
 from __future__ import annotations
@@ -20,16 +23,28 @@ import pytest
 from agent_server.config import ToolRule, ToolsConfig
 from agent_server.tools.builtin import builtin_tools
 from agent_server.tools.permissions import InMemoryDecisionStore, PermissionPolicy
+from agent_server.tools.shell_exec import shell_argv, shell_env
 
 RUN = next(t for t in builtin_tools() if t.name == "run_command")
 ALLOWED = ("ls", "cat")
-STUBS = ("ls", "cat", "touch", "id", "rm", "x", "sh", "bash", "env", "python3", "xargs", "tee", "true", "whoami")
+STUBS = ("ls", "cat", "touch", "id", "rm", "x", "sh", "bash", "env", "python3", "xargs", "tee", "true", "whoami", "evil",
+         "EOF", "a")  # fmt: skip
+# Every redirection and control operator of bash and dash, and the keywords and brackets around them.
+OPERATORS = [
+    "&>", "&>>", ">|", "|&", "<>", ">&", "<&", "2>&1", "1>&2", ">&2", "2<&0", "<&0", "3<&-", ">&-", "<&-", "2>&-",
+    "3<>", "9>", "{fd}>", "{fd}<", "{fd}>&-", ">", ">>", "<", "2>", "2>>", "&", "&&", "||", "|", ";", ";;", ";&",
+    ";;&", "\n", "\r\n", "(", ")", "$(", "`", "<(", ">(", "<<EOF\n", "<<-EOF\n", "<<'EOF'\n", "<<<", "{ ", " }", "!",
+    "#", "\\\n", "$((", "$[", "((", "))", "[[", "]]", "coproc ", "time ", "function ", "case ", " in ", " esac", "${",
+    "}", "$'", "'", '"', "=", "\t", "\\",
+]  # fmt: skip
+# What follows the operator: a program that must not run, in the places a shell may find it.
+RIGHT = ["evil", "/dev/null evil", "x evil", "1 evil", "- evil", "evil)", "EOF\nevil\nEOF", "\nevil", " x; evil",
+         "/dev/null; evil", "&evil", "(evil)", "evil}", "2#evil", "fd evil"]  # fmt: skip
 TOKENS = [
     "ls", "cat", " ", " ", " ", "\\", "#", "$", "(", ")", "`", "'", '"', ";", "|", "&", ">", "<", "\n", "{", "}",
     "x", "id", "touch", "=", "*", "~", "-la", "$'", "\t", "!", "[", "]", ",", "\\ ", "$(", "<(", "${", "2>&1",
     "/dev/null", "sh", "a",
 ]  # fmt: skip
-SHELLS = sorted({os.path.realpath(s) for s in ("/bin/sh", shutil.which("bash"), shutil.which("dash")) if s})
 
 
 @pytest.fixture(scope="module")
@@ -49,16 +64,16 @@ def _policy() -> PermissionPolicy:
     return PermissionPolicy(ToolsConfig(rules=rules), InMemoryDecisionStore())
 
 
-def _run(shell: str, command: str, root: Path) -> tuple[list[str], list[str]]:
-    """What ran (stub names) and which files appeared, for `command` under `shell -c` in a fresh folder."""
+def _run(argv: list[str], root: Path) -> tuple[list[str], list[str]]:
+    """What ran (stub names) and which files appeared, for `argv` in a fresh folder."""
     work = root / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
     log = root / "ran.log"
     log.write_text("")
-    env = {"PATH": str(root / "bin"), "HOME": str(work / "home"), "RAN_LOG": str(log)}
+    env = shell_env({"PATH": str(root / "bin"), "HOME": str(work / "home"), "RAN_LOG": str(log)})
     try:
-        subprocess.run([shell, "-c", command], cwd=work, env=env, timeout=5, capture_output=True, check=False)
+        subprocess.run(argv, cwd=work, env=env, timeout=5, capture_output=True, check=False, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         pass
     ran = log.read_text().split()
@@ -69,8 +84,16 @@ def _run(shell: str, command: str, root: Path) -> tuple[list[str], list[str]]:
 def _generated(seed: int, count: int) -> list[str]:
     rng = random.Random(seed)
     out = []
+    for op in OPERATORS:  # each operator, spaced four ways, before each place a program may hide
+        for right in RIGHT:
+            for before, after in (("", ""), (" ", ""), (" ", " "), ("", " ")):
+                out.append(f"ls{before}{op}{after}{right}")
+    for op1 in OPERATORS:  # every pair of operators
+        for op2 in OPERATORS[::3]:
+            out.append(f"ls {op1} x {op2} evil")
+    tokens = [*TOKENS, *OPERATORS, "evil", "EOF"]
     for _ in range(count):
-        parts = [rng.choice(TOKENS) for _ in range(rng.randint(1, 12))]
+        parts = [rng.choice(tokens) for _ in range(rng.randint(1, 12))]
         out.append(rng.choice(ALLOWED) + " " + "".join(parts))
     return out
 
@@ -79,21 +102,31 @@ def test_what_the_policy_allows_runs_only_the_allowed_programs(
     sandbox: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     policy = _policy()
-    allowed = [
-        c for c in _generated(seed=12, count=2000) if policy.decide(RUN, {"command": c}, sandbox / "work") == "allow"
-    ]
+    generated = _generated(seed=12, count=3000)
+    allowed = [c for c in generated if policy.decide(RUN, {"command": c}, sandbox / "work") == "allow"]
     problems = []
     for command in allowed:
-        for shell in SHELLS:
-            ran, created = _run(shell, command, sandbox)
-            if not set(ran) <= set(ALLOWED) or created:
-                problems.append((shell, command, ran, created))
+        ran, created = _run(shell_argv(command), sandbox)
+        if not set(ran) <= set(ALLOWED) or created:
+            problems.append((command, ran, created))
     with capsys.disabled():
         print(
-            f"\nshell differential: 2000 generated, {len(allowed)} allowed, run by {len(SHELLS)} shells, {len(problems)} escapes"
+            f"\nshell differential: {len(generated)} generated from {len(OPERATORS)} operators, {len(allowed)} allowed, "
+            f"run as run_command runs them, {len(problems)} escapes"
         )
-    assert len(allowed) >= 150  # the generator must reach the allowed side often enough to mean something
+    assert len(allowed) >= 600  # the generator must reach the allowed side often enough to mean something
     assert problems == []
+
+
+@pytest.mark.parametrize("command", ["ls -la &>/dev/null evil", "ls &>>/dev/null evil", "ls &>/dev/null; ls"])
+def test_dash_reads_what_bash_allows_differently(sandbox: Path, command: str) -> None:
+    """Why commands never run under `/bin/sh`: dash reads `ls &>x evil` as `ls &` then `>x evil`. The policy
+    allows what bash does (an `ls` with a redirection); bash runs only `ls`, dash would have run `evil`."""
+    assert _policy().decide(RUN, {"command": command}, sandbox / "work") == "allow"
+    assert set(_run(shell_argv(command), sandbox)[0]) <= set(ALLOWED)
+    dash = shutil.which("dash")
+    if dash is not None and "evil" in command:
+        assert "evil" in _run([dash, "-c", command], sandbox)[0]
 
 
 @pytest.mark.parametrize(
@@ -109,12 +142,12 @@ def test_what_the_policy_allows_runs_only_the_allowed_programs(
 def test_the_stubs_see_what_a_shell_runs(sandbox: Path, command: str) -> None:
     """The harness itself: these commands do run something else in a real shell (and the policy asks about them)."""
     assert _policy().decide(RUN, {"command": command}, sandbox / "work") == "ask"
-    ran, created = _run("/bin/sh", command, sandbox)
+    ran, created = _run(shell_argv(command), sandbox)
     assert "touch" in ran or created == ["pwned"], (ran, created)
 
 
 def test_the_allowed_commands_do_run(sandbox: Path) -> None:
     assert _policy().decide(RUN, {"command": "ls -la; cat a | cat"}, sandbox / "work") == "allow"
-    ran, _ = _run("/bin/sh", "ls -la; cat a | cat", sandbox)
+    ran, _ = _run(shell_argv("ls -la; cat a | cat"), sandbox)
     assert sorted(ran) == ["cat", "cat", "ls"]
     assert os.environ.get("RAN_LOG") is None  # the stubs' log is only in the children's environment
