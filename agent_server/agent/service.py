@@ -102,8 +102,9 @@ class AgentService:
         async with self._provider_lock:
             await self._retire_provider()
 
-    async def provider(self) -> tuple[Provider, str, ModelInfo | None]:
-        """Resolve the endpoint lazily: session/new must work while the LLM server is down."""
+    async def provider(self, client: AgentClient | None = None) -> tuple[Provider, str, ModelInfo | None]:
+        """Resolve the endpoint lazily: session/new must work while the LLM server is down. `client` shows the
+        download of the built-in model, if one is needed (a progress bar in the terminal, `$/progress` in editors)."""
         async with self._provider_lock:
             if self._provider is None or self._model is None:
                 from ..llm.capabilities import StoreCapabilityCache
@@ -111,7 +112,10 @@ class AgentService:
 
                 cache = StoreCapabilityCache(self.store)
                 self.services["capability_cache"] = cache  # the loop remembers what it learns (dropped tools)
-                self._provider, self._model, self._model_info = await open_provider(self.settings, cache=cache)
+                begin = client.begin_progress if client is not None else None
+                self._provider, self._model, self._model_info = await open_provider(
+                    self.settings, cache=cache, begin=begin
+                )
             return self._provider, self._model, self._model_info
 
     # --- sessions ---------------------------------------------------------------------------------------
