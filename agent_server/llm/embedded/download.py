@@ -207,7 +207,7 @@ async def _download(http: httpx.AsyncClient, f: _File, part: Path, progress: OnP
             with part.open(mode) as out:
                 done = have
                 last = -1
-                async for chunk in response.aiter_bytes(CHUNK):
+                async for chunk in response.aiter_bytes():  # as received: an interruption keeps all of it
                     out.write(chunk)
                     done += len(chunk)
                     step = (base + done) * 100 // max(total, 1)

@@ -44,12 +44,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--parallel", type=int, default=1)
     args = p.parse_args(argv)
     _die_with_parent()
-    threading.Thread(target=_watch_stdin, daemon=True).start()
     try:
         import xllamacpp
     except ImportError:
         print("agent-server: xllamacpp is not installed: pip install 'agent-server[local]'", file=sys.stderr)
         return 3
+    threading.Thread(target=_watch_stdin, daemon=True).start()
     params = xllamacpp.CommonParams()
     params.model.path = args.model
     params.model_alias = {args.alias}  # a set of names in this binding
