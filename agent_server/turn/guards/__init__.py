@@ -1,0 +1,1 @@
+"""Small-model guards around the turn loop."""
