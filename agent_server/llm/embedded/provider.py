@@ -95,7 +95,17 @@ async def start_embedded(llm: LLMConfig, begin: BeginProgress | None = None) -> 
     """The shared embedded server for these settings, running (the model fetched first if needed)."""
     path, alias = await model_file(llm, begin)
     server = shared_server(path, alias, llm.embedded)
-    await server.ensure_running()
+    if server.running:
+        return server
+    reporter = await begin(f"Starting the built-in model {alias}") if begin is not None else None
+    try:
+        await server.ensure_running()
+    except BaseException as exc:
+        if reporter is not None:
+            await reporter.end(f"failed: {exc}")
+        raise
+    if reporter is not None:
+        await reporter.end(f"llama.cpp serving {alias} on {server.url} (up in {server.started_s:.1f} s)")
     return server
 
 
