@@ -27,9 +27,15 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _add_llm_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--provider", choices=["ollama", "openai"], help="LLM server kind (default: auto-detect)")
+    p.add_argument(
+        "--provider",
+        choices=["ollama", "openai", "embedded"],
+        help="LLM server kind (default: auto-detect); embedded = the built-in llama.cpp (agent-server[local])",
+    )
     p.add_argument("--base-url", dest="base_url", help="LLM server URL, e.g. http://127.0.0.1:11434")
-    p.add_argument("--model", help="model name (default: the first the server lists)")
+    p.add_argument(
+        "--model", help="model name (default: the first the server lists); embedded: a GGUF path or catalogue name"
+    )
 
 
 def _load_report(args: argparse.Namespace, workspace: Path | None) -> LoadResult:

@@ -48,9 +48,25 @@ class FallbackConfig(Section):
     _check_url = field_validator("base_url")(_http_url)
 
 
+class EmbeddedConfig(Section):
+    """The built-in model (`llm.provider = "embedded"`): llama.cpp run by agent-server itself (docs/providers.md)."""
+
+    context: int = Field(default=8192, ge=0, le=1_000_000)
+    """Window the embedded llama.cpp runs with; 0 = the model's trained window (more memory, slower prompts)."""
+    threads: int | None = Field(default=None, ge=1, le=256)
+    """CPU threads; None = half the cores (a second thread on a busy 2-core machine mostly spins)."""
+    port: int | None = Field(default=None, ge=1024, le=65535)
+    """Loopback port; None = a free one."""
+    cache_dir: str | None = None
+    """Where catalogue models are downloaded; default: the user cache dir (platformdirs) + /models."""
+    when_no_server: Literal["offer", "use", "never"] = "offer"
+    """With no provider set and no server found: `offer` says how to use the built-in model, `use` uses it."""
+
+
 class LLMConfig(Section):
-    provider: Literal["ollama", "openai"] | None = None
-    """None = auto-detect: Ollama on 127.0.0.1:11434, then LM Studio on 127.0.0.1:1234."""
+    provider: Literal["ollama", "openai", "embedded"] | None = None
+    """None = auto-detect: Ollama on 127.0.0.1:11434, then LM Studio on 127.0.0.1:1234. `embedded` = the built-in
+    llama.cpp with `model` a GGUF path or a catalogue name (default qwen2.5-coder-0.5b-instruct)."""
     base_url: str | None = None
     """An http(s) URL; for `openai`, the server root or with `/v1`."""
     model: str | None = None
@@ -71,6 +87,7 @@ class LLMConfig(Section):
     tool_mode: Literal["auto", "native", "prompt"] = "auto"
     """How tools reach the model: native tool calls, or schemas in the prompt and calls parsed from text."""
     embedding_model: str | None = None
+    embedded: EmbeddedConfig = Field(default_factory=EmbeddedConfig)
 
     _check_url = field_validator("base_url")(_http_url)
 

@@ -25,6 +25,7 @@ class Report:
     model: str | None = None
     models: list[dict[str, Any]] = field(default_factory=list)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
+    embedded: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -48,13 +49,22 @@ async def collect(settings: Settings, workspace: Path) -> Report:
     report = Report()
     config_files = [p for p in (user_config_path(), workspace / ".agent-server.toml") if p.is_file()]
     report.notes.append("config files: " + (", ".join(map(str, config_files)) or "none (defaults)"))
+    report.embedded = embedded_status(settings)
+    if settings.llm.provider == "embedded" and not report.embedded.get("ready"):
+        # Do not download hundreds of megabytes from a diagnosis: say what the first use will do.
+        report.provider, report.model = "embedded", str(report.embedded.get("model"))
+        report.problems.append(str(report.embedded["next_step"]))
+        return report
     try:
         name, url, model = await resolve_endpoint(settings)
     except LLMError as exc:
-        report.problems.append(
-            f"{exc}. Fix: start Ollama (`ollama serve`) or LM Studio's server, or set llm.provider and "
-            "llm.base_url in ~/.config/agent-server/config.toml (see docs/configuration.md)."
+        fix = (
+            "Fix: start Ollama (`ollama serve`) or LM Studio's server, or set llm.provider and llm.base_url in "
+            "~/.config/agent-server/config.toml (see docs/configuration.md)"
         )
+        if settings.llm.provider is None:
+            fix += f"; or use the built-in local model: {report.embedded['next_step']}"
+        report.problems.append(f"{exc}. {fix}.")
         return report
     report.provider, report.base_url, report.model = name, url, model
     provider = build(name, url, settings.llm)
@@ -94,6 +104,37 @@ async def collect(settings: Settings, workspace: Path) -> Report:
         if server.get("state") == "failed":
             report.problems.append(f"MCP server '{server['name']}' failed: {server.get('error')}")
     return report
+
+
+def embedded_status(settings: Settings) -> dict[str, Any]:
+    """Whether the built-in model can run here and what its first use costs (docs/providers.md, Embedded model)."""
+    from .llm.embedded.catalogue import CatalogueModel, resolve
+    from .llm.embedded.download import cached_path
+    from .llm.embedded.server import models_dir, xllamacpp_installed
+
+    llm = settings.llm
+    status: dict[str, Any] = {"xllamacpp": xllamacpp_installed()}
+    try:
+        target = resolve(llm.model if llm.provider == "embedded" else None)
+    except LLMError as exc:
+        return {**status, "ready": False, "model": llm.model, "next_step": str(exc)}
+    if isinstance(target, CatalogueModel):
+        path = cached_path(target, models_dir(llm.embedded))
+        status |= {"model": target.name, "file": str(path) if path else None, "size": target.size}
+    else:
+        path = target
+        status |= {"model": str(target), "file": str(target)}
+    status["ready"] = bool(status["xllamacpp"] and path)
+    if not status["xllamacpp"]:
+        status["next_step"] = "pip install 'agent-server[local]', then `agent-server chat --provider embedded`"
+    elif path is None:
+        status["next_step"] = (
+            f"`agent-server chat --provider embedded` (downloads {status['model']}, "
+            f"{int(status['size']) / 1e6:,.0f} MB, once, into {models_dir(llm.embedded)})"
+        )
+    else:
+        status["next_step"] = "`agent-server chat --provider embedded` (model downloaded; starts in seconds)"
+    return status
 
 
 def _with_learned(settings: Settings, url: str, info: ModelInfo) -> ModelInfo:
@@ -174,6 +215,10 @@ def render(report: Report, console: Console) -> None:
     for server in report.mcp_servers:
         tools = ", ".join(server.get("tools", [])[:10])
         console.print(f"MCP {server['name']}: {server.get('state')} {tools}")
+    if report.embedded:
+        e = report.embedded
+        state = "ready" if e.get("ready") else ("not installed" if not e.get("xllamacpp") else "not downloaded yet")
+        console.print(f'Built-in model (llm.provider = "embedded"): {e.get("model")}: {state}')
     for note in report.notes:
         console.print(f"[dim]• {note}[/]")
     for problem in report.problems:

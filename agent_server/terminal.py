@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn
 from rich.text import Text
 
 from . import acp
@@ -18,19 +19,36 @@ _CHOICES = {"y": "allow_once", "a": "allow_always", "n": "reject_once", "r": "re
 
 
 class _Progress:
+    """A progress bar on stderr once a percentage is known (a model download); plain lines otherwise."""
+
     def __init__(self, console: Console, title: str) -> None:
         self._console = console
         self._title = title
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
 
     @property
     def cancelled(self) -> bool:
         return False
 
     async def report(self, message: str, percentage: int | None = None) -> None:
-        pct = f" {percentage}%" if percentage is not None else ""
-        self._console.print(f"[dim]{self._title}{pct} {message}[/dim]", highlight=False)
+        if percentage is None:
+            self._console.print(f"[dim]{self._title} {message}[/dim]", highlight=False)
+            return
+        if self._bar is None:
+            self._bar = Progress(
+                TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                console=self._console, transient=True,
+            )  # fmt: skip
+            self._bar.start()
+            self._task = self._bar.add_task(self._title, total=100)
+        assert self._task is not None
+        self._bar.update(self._task, completed=percentage, description=f"{self._title}: {message}")
 
     async def end(self, message: str) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
         self._console.print(f"[dim]{self._title}: {message}[/dim]", highlight=False)
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set everything up, then run the agent: a chat in the terminal against your local LLM server
-# (Ollama on :11434 or LM Studio on :1234, found automatically). Without one, it indexes this
-# project and shows a code search, and tells you how to start a server.
+# (Ollama on :11434 or LM Studio on :1234, found automatically). Without one, it uses the built-in
+# local model (Qwen2.5-Coder-0.5B run by llama.cpp inside agent-server; ~490 MB, downloaded once
+# into your cache and verified) and runs one real agent turn on this repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -10,8 +11,20 @@ if agent-server doctor; then
   exec agent-server chat --workspace "${WORKSPACE:-.}" "$@"
 fi
 echo
-echo "No LLM server answered. Start one (e.g. 'ollama serve' and 'ollama pull qwen3:8b'), then run:"
-echo "  .venv/bin/agent-server chat"
-echo "Meanwhile, the offline part works: indexing and searching this project."
-agent-server index --workspace .
-agent-server search --workspace . --limit 5 "turn loop round tool calls"
+echo "No LLM server answered: using the built-in local model instead (llm.provider = \"embedded\")."
+if ! .venv/bin/python -c "import xllamacpp" 2>/dev/null && ! .venv/bin/python -m pip install -q -e '.[local]'; then
+  echo "The built-in model needs the prebuilt llama.cpp (xllamacpp), which did not install here."
+  echo "Start a server instead (e.g. 'ollama serve' and 'ollama pull qwen3:8b'). Meanwhile, the offline part works:"
+  agent-server index --workspace .
+  agent-server search --workspace . --limit 5 "turn loop round tool calls"
+  exit 0
+fi
+if [ $# -gt 0 ]; then
+  exec agent-server chat --provider embedded --workspace "${WORKSPACE:-.}" "$@"
+fi
+# One real turn: the agent reads a file of this repository and answers (read-only: writes would be declined).
+agent-server chat --provider embedded --workspace . --approve none \
+  "Read scripts/setup.sh and tell me in two sentences what it does."
+echo
+echo "That was the agent with the built-in model. Chat on with:  .venv/bin/agent-server chat --provider embedded"
+echo "(or set llm.provider = \"embedded\" in ~/.config/agent-server/config.toml; see docs/providers.md)."

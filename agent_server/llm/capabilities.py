@@ -102,11 +102,41 @@ def apply_overrides(info: ModelInfo, llm: LLMConfig | None) -> ModelInfo:
     return out
 
 
+_RESTARTABLE = ("llama.cpp", "lmstudio")
+
+
+def _runtime_changed(old: ModelInfo, new: ModelInfo) -> bool:
+    """A server restarted with another window, another template or another model file behind the same URL."""
+    keys = ("n_ctx", "chat_template_caps", "model_alias", "loaded_context_length", "capabilities", "embedded")
+    old_facts, new_facts = old.details.get("server_facts") or {}, new.details.get("server_facts") or {}
+    return (old.context_length, old.supports_tools) != (new.context_length, new.supports_tools) or any(
+        old_facts.get(k) != new_facts.get(k) for k in keys
+    )
+
+
 async def discover(
     provider: Provider, model: str, llm: LLMConfig | None = None, cache: CapabilityCache | None = None
 ) -> ModelInfo:
-    """The model's info with config overrides; a failed lookup gives an all-unknown ModelInfo (not cached)."""
+    """The model's info with config overrides; a failed lookup gives an all-unknown ModelInfo (not cached).
+
+    A cached entry describing a server whose window is set at its start (llama.cpp, LM Studio) is checked against
+    the running server (one local GET): restarted with another window, it is replaced, and what was learnt about the
+    old one (dropped tools) goes with it."""
     info = cache.get(provider.base_url, model) if cache is not None else None
+    if (
+        info is not None
+        and cache is not None
+        and (info.details.get("server_facts") or {}).get("server") in _RESTARTABLE
+    ):
+        try:
+            fresh = await provider.model_info(model)
+        except LLMError:
+            fresh = info  # not reachable now: the cached entry is the best guess
+        if _runtime_changed(info, fresh):
+            log.info("%s at %s changed since it was cached (window %s -> %s)", model, provider.base_url,
+                     info.context_length, fresh.context_length)  # fmt: skip
+            cache.put(provider.base_url, model, fresh)
+            info = fresh
     if info is None:
         try:
             info = await provider.model_info(model)

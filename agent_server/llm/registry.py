@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -15,6 +16,9 @@ from .capabilities import CapabilityCache, MemoryCapabilityCache, discover
 from .ollama import OllamaProvider
 from .openai_compat import OpenAIProvider
 from .resilient import FallbackProvider, RetryingProvider
+
+if TYPE_CHECKING:
+    from .embedded.provider import BeginProgress
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +36,42 @@ PROVIDERS: dict[str, Factory] = {
     "openai": lambda url, llm: OpenAIProvider(
         url, api_key=llm.api_key, timeout_s=llm.timeout_s, connect_timeout_s=llm.connect_timeout_s
     ),
+    "embedded": lambda url, llm: _embedded(url, llm),
 }
+
+
+def _embedded(url: str, llm: LLMConfig) -> Provider:
+    """The provider of an embedded server started by `resolve_endpoint` (imported late: an optional extra)."""
+    from .embedded.provider import EmbeddedProvider, server_at
+
+    return EmbeddedProvider(server_at(url), llm)
+
+
+class NoServerError(LLMConnectionError):
+    """Auto-detection found no server; `embedded` says whether the built-in model can be used instead."""
+
+    def __init__(self, url: str, cause: str, embedded: dict[str, object]) -> None:
+        super().__init__(url, cause)
+        self.embedded = embedded
+
+
+def embedded_offer(llm: LLMConfig) -> dict[str, object]:
+    """What an editor needs to offer the built-in model in one action: the setting to write and what it costs."""
+    from .embedded.catalogue import DEFAULT_MODEL, lookup
+    from .embedded.download import cached_path
+    from .embedded.server import models_dir, xllamacpp_installed
+
+    entry = lookup(DEFAULT_MODEL)
+    assert entry is not None
+    return {
+        "available": xllamacpp_installed(),
+        "model": entry.name,
+        "downloaded": cached_path(entry, models_dir(llm.embedded)) is not None,
+        "downloadBytes": entry.size,
+        "settings": {"llm.provider": "embedded"},
+        "install": "pip install 'agent-server[local]'",
+    }
+
 
 _cache: CapabilityCache = MemoryCapabilityCache()
 
@@ -87,7 +126,7 @@ def build(name: str, base_url: str, llm: LLMConfig) -> Provider:
 def create_provider(settings: Settings) -> Provider:
     """The configured endpoint (no auto-detection), wrapped in retries and the fallback chain."""
     llm = settings.llm
-    url = llm.base_url or DEFAULT_URLS[llm.provider or "ollama"]
+    url = llm.base_url or DEFAULT_URLS.get(llm.provider or "ollama", OLLAMA_URL)
     name = llm.provider or guess_provider(url)
     return wrap(build(name, url, llm), llm.model or "", llm)
 
@@ -132,10 +171,15 @@ async def resolve_endpoint(
     client: httpx.AsyncClient | None = None,
     ollama_url: str = OLLAMA_URL,
     lmstudio_url: str = LMSTUDIO_URL,
+    begin: BeginProgress | None = None,
 ) -> tuple[str, str, str]:
-    """(provider name, base URL, model): config first, else auto-detection; no model configured = the first listed."""
+    """(provider name, base URL, model): config first, else auto-detection; no model configured = the first listed.
+
+    The embedded provider is started here (its model downloaded first, with `begin` opening the progress)."""
     llm = settings.llm
     name: str
+    if llm.provider == "embedded":
+        return await _resolve_embedded(llm, begin)
     if llm.provider:
         url = llm.base_url or DEFAULT_URLS[llm.provider]
         name = llm.provider
@@ -146,9 +190,22 @@ async def resolve_endpoint(
         async with _client(client) as c:
             found = await autodetect(c, ollama_url, lmstudio_url)
         if found is None:
-            raise LLMConnectionError(
+            if llm.embedded.when_no_server == "use":
+                return await _resolve_embedded(llm.model_copy(update={"model": None}), begin)
+            offer: dict[str, object] = (
+                embedded_offer(llm) if llm.embedded.when_no_server == "offer" else {"available": False}
+            )
+            hint = (
+                ', or use the built-in local model: llm.provider = "embedded"'
+                if offer.get("available")
+                else (", or install the built-in local model: pip install 'agent-server[local]'")
+                if llm.embedded.when_no_server == "offer"
+                else ""
+            )
+            raise NoServerError(
                 f"{ollama_url} (Ollama) and {lmstudio_url} (LM Studio)",
-                "no local LLM server answered; start one or set llm.provider / llm.base_url",
+                f"no local LLM server answered; start one or set llm.provider / llm.base_url{hint}",
+                offer,
             )
         name, url = found
     model = llm.model
@@ -162,6 +219,13 @@ async def resolve_endpoint(
             raise LLMError(f"the LLM server at {url} lists no models; pull one or set llm.model")
         model = models[0].name
     return name, url, model
+
+
+async def _resolve_embedded(llm: LLMConfig, begin: BeginProgress | None) -> tuple[str, str, str]:
+    from .embedded.provider import start_embedded
+
+    server = await start_embedded(llm, begin)
+    return "embedded", server.url, server.alias
 
 
 class _client:
@@ -183,10 +247,10 @@ class _client:
 
 
 async def open_provider(
-    settings: Settings, cache: CapabilityCache | None = None
+    settings: Settings, cache: CapabilityCache | None = None, begin: BeginProgress | None = None
 ) -> tuple[Provider, str, ModelInfo | None]:
     """Resolve the endpoint and model, build the wrapped provider, and read the model's capabilities."""
-    name, url, model = await resolve_endpoint(settings)
+    name, url, model = await resolve_endpoint(settings, begin=begin)
     llm = settings.llm
     provider = wrap(build(name, url, llm), model, llm)
     info = await discover(provider, model, llm, cache if cache is not None else _cache)

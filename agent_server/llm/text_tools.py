@@ -126,3 +126,31 @@ def _call_from(obj: Any, names: set[str]) -> ToolCall | None:
     else:
         call.arguments_error = f"arguments must be a JSON object, got: {json.dumps(args)[:200]}"
     return call
+
+
+_ARG_KEYS = ("arguments", "parameters", "args", "input")
+
+
+def call_shaped(text: str) -> list[ToolCall]:
+    """Every call the text makes, offered or not: `{"name": ..., "arguments": ...}` objects (bare, fenced or tagged)
+    and `<function=name>` blocks. The loop uses it to tell "called something that is not a tool" from prose."""
+    visible = _THINK.sub("", text)
+    found = [
+        ToolCall(
+            id="",
+            name=fn.group(1),
+            arguments={p.group(1): _loose_value(p.group(2)) for p in _PARAMETER.finditer(fn.group(2))},
+        )
+        for fn in _FUNCTION.finditer(visible)
+    ]
+    for _, _, obj in _bare_objects(visible):
+        for item in _as_list(obj):
+            if not isinstance(item, dict):
+                continue
+            inner = item.get("function")
+            fn: dict[str, Any] = inner if isinstance(inner, dict) else item
+            name = fn.get("name") or fn.get("tool_name")
+            if isinstance(name, str) and name and any(k in fn for k in _ARG_KEYS):
+                args = next(fn[k] for k in _ARG_KEYS if k in fn)
+                found.append(ToolCall(id="", name=name, arguments=args if isinstance(args, dict) else {"value": args}))
+    return found

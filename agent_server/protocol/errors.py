@@ -39,7 +39,10 @@ def to_rpc_error(exc: BaseException, method: str) -> JsonRpcException:
     if isinstance(exc, ConfigError):
         return RpcError(code=INVALID_PARAMS, message=str(exc), data={"key": exc.key})
     if isinstance(exc, LLMConnectionError):
-        return RpcError(code=LLM_UNAVAILABLE, message=str(exc), data={"url": exc.url})
+        # With no server found, `embedded` lets the editor offer the built-in model in one action.
+        offer = getattr(exc, "embedded", None)
+        data = {"url": exc.url, "embedded": offer} if isinstance(offer, dict) else {"url": exc.url}
+        return RpcError(code=LLM_UNAVAILABLE, message=str(exc), data=data)
     if isinstance(exc, LLMError):
         return RpcError(code=LLM_UNAVAILABLE, message=str(exc))
     if isinstance(exc, AgentServerError):

@@ -40,7 +40,7 @@ class TurnHost(Protocol):
     checkpoints: CheckpointService | None
     modes: modes.ModeManager
 
-    async def provider(self) -> tuple[Provider, str, ModelInfo | None]: ...
+    async def provider(self, client: AgentClient | None = None) -> tuple[Provider, str, ModelInfo | None]: ...
 
     def tools_for(self, session: Session, profile: Profile | None = None) -> ToolRegistry: ...
 
@@ -67,7 +67,7 @@ async def run_profiled_turn(
     persist: Persist,
     turn_message_id: int,
 ) -> StopReason:
-    provider, model, info = await service.provider()
+    provider, model, info = await service.provider(client)
     profile, settings = shaped.profile, shaped.settings
     system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt) + shaped.system_extra
 

@@ -102,8 +102,9 @@ class AgentService:
         async with self._provider_lock:
             await self._retire_provider()
 
-    async def provider(self) -> tuple[Provider, str, ModelInfo | None]:
-        """Resolve the endpoint lazily: session/new must work while the LLM server is down."""
+    async def provider(self, client: AgentClient | None = None) -> tuple[Provider, str, ModelInfo | None]:
+        """Resolve the endpoint lazily: session/new must work while the LLM server is down. `client` shows the
+        download of the built-in model, if one is needed (a progress bar in the terminal, `$/progress` in editors)."""
         async with self._provider_lock:
             if self._provider is None or self._model is None:
                 from ..llm.capabilities import StoreCapabilityCache
@@ -111,7 +112,10 @@ class AgentService:
 
                 cache = StoreCapabilityCache(self.store)
                 self.services["capability_cache"] = cache  # the loop remembers what it learns (dropped tools)
-                self._provider, self._model, self._model_info = await open_provider(self.settings, cache=cache)
+                begin = client.begin_progress if client is not None else None
+                self._provider, self._model, self._model_info = await open_provider(
+                    self.settings, cache=cache, begin=begin
+                )
             return self._provider, self._model, self._model_info
 
     # --- sessions ---------------------------------------------------------------------------------------
@@ -369,7 +373,7 @@ class AgentService:
         for notice in profile.notices:
             await client.log("warning", notice)
         content = with_hot_context(text, session.history, settings.agent.hot_context_tokens)
-        shaped, content = await self._edit_format(session, shaped, text, content)
+        shaped, content = await self._edit_format(session, shaped, text, content, client)
         settings = shaped.settings
         display = shown or text
         await record(Message(role="user", content=content, meta={"display": display} if display != content else {}))
@@ -390,7 +394,7 @@ class AgentService:
         return stop
 
     async def _edit_format(
-        self, session: Session, shaped: modes.TurnSetup, text: str, content: str
+        self, session: Session, shaped: modes.TurnSetup, text: str, content: str, client: AgentClient
     ) -> tuple[modes.TurnSetup, str]:
         """Resolve agent.edit_format for this turn's model; in `files` format, show the request's files."""
         from ..context_sources import shown_files
@@ -398,7 +402,7 @@ class AgentService:
 
         agent = shaped.settings.agent
         try:
-            model = shaped.model or (await self.provider())[1] if agent.edit_format == "auto" else ""
+            model = shaped.model or (await self.provider(client))[1] if agent.edit_format == "auto" else ""
         except AgentServerError:  # the server is down: the turn reports that itself
             model = ""
         fmt = choose(agent.edit_format, model)

@@ -18,7 +18,7 @@ from .registry import ToolRegistry
 from .sandbox import resolve
 from .search import find_files, search_text
 
-_PATH = {"type": "string", "description": "Path relative to the workspace root, e.g. 'src/app.py'."}
+_PATH = {"type": "string", "description": "Path relative to the workspace root."}
 
 
 def _schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:

@@ -15,7 +15,9 @@ from ..errors import ContextOverflowError, LLMError
 from ..llm.base import ChatRequest, GenerationOptions
 from ..messages import Message, ToolCall
 from . import prompts
+from .guards import unknown_tools, unlooked_files
 from .guards.analysis import analyze
+from .guards.call_holdback import CallHoldback
 from .guards.dropped_tools import switch_if_dropped
 from .guards.loop_guards import end_looping_answer, run_calls_guarded
 from .interrupted import unanswered_calls
@@ -42,7 +44,9 @@ async def run_turn(turn: Turn) -> StopReason:
             request = await prepare(turn)
         reply = ModelReply(message=Message(role="assistant"))
         try:
-            await call_model(turn.provider, request, turn.relay, reply, guard=cfg.repetition_guard)
+            files = cfg.edit_format == "files"  # an answer of fenced files is the edit, never held back as a call
+            hold = CallHoldback() if turn.recover_calls is not None and not files else None
+            await call_model(turn.provider, request, turn.relay, reply, guard=cfg.repetition_guard, hold=hold)
         except asyncio.CancelledError:
             if reply.message.content or reply.message.thinking:
                 reply.message.tool_calls = []
@@ -67,9 +71,16 @@ async def run_turn(turn: Turn) -> StopReason:
             continue  # the server silently cut the prompt: that answer saw a mangled history
         if reply.loop is not None:
             return await end_looping_answer(turn, reply)
-        recover(turn, reply.message, request)
+        offered = recover(turn, reply.message, request)
         unique_ids(reply.message.tool_calls, turn.session.history)
         await turn.record(reply.message)
+        if not reply.message.tool_calls and offered:
+            if (unknown := unknown_tools.unknown_calls(reply.message.content, offered)) and (
+                stop := await nudge_unknown_call(turn, unknown, offered)
+            ):
+                return stop
+            if unknown:
+                continue
 
         if reply.message.tool_calls:
             empty_answers = 0
@@ -120,18 +131,35 @@ async def overflow_retry(turn: Turn, error: ContextOverflowError | None = None) 
     return True
 
 
-def recover(turn: Turn, message: Message, request: ChatRequest) -> None:
-    """Tool calls the model wrote as text instead of emitting them (only names we offered count)."""
+def recover(turn: Turn, message: Message, request: ChatRequest) -> set[str]:
+    """Tool calls the model wrote as text instead of emitting them (only names we offered count). Returns the names
+    offered to the model (empty when nothing is recovered in this turn)."""
     # Prompt tool mode sends no `tools`: the offered names are the registry's (the system prompt lists them).
     files = turn.settings.agent.edit_format == "files"
     offered = turn.context.prompt_tools or files
     names = {spec.name for spec in request.tools} or (set(turn.tools.names()) if offered else set())
-    if message.tool_calls or turn.recover_calls is None or not names:
-        return
+    if turn.recover_calls is None or not names:
+        return set()
+    if message.tool_calls:
+        return names
     calls, _visible = turn.recover_calls(message.content, names)
     if calls:
         message.tool_calls = calls
         message.meta["recovered_tool_calls"] = True
+    return names
+
+
+async def nudge_unknown_call(turn: Turn, calls: list[ToolCall], offered: set[str]) -> StopReason | None:
+    """A call of a name that is not a tool: nudge with the real tools; the repeated-call guard (and a cap) end it."""
+    verdict, _culprit = turn.repeats.check(calls)
+    if verdict == "stop" or not _take(turn, "unknown_tool", unknown_tools.MAX_NUDGES):
+        note = unknown_tools.stop_note(calls)
+        await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=f"\n\n{note}")))
+        return "max_turn_requests"
+    nudge = unknown_tools.nudge_text(calls, offered)
+    await turn.record(Message(role="user", content=nudge, meta={"nudge": True}))
+    await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {nudge}]\n")))
+    return None
 
 
 async def call_tools(turn: Turn, calls: list[ToolCall]) -> bool:
@@ -197,6 +225,11 @@ def check_answer(turn: Turn, text: str, empty_answers: int) -> tuple[str | None,
         return prompts.FILES_NUDGE, 0
     if verdict == "deflection" and _take(turn, "deflection", cfg.deflection_retries):
         return prompts.DEFLECTION_NUDGE.format(tools=", ".join(sorted(turn.tools.names())[:8])), 0
+    if verdict == "ok" and "read_file" in turn.tools.names():
+        request, looked = unlooked_files.request_and_tools(turn.session.history)
+        files = [] if looked else unlooked_files.named_files(request, turn.session.roots)
+        if files and _take(turn, "deflection", cfg.deflection_retries):
+            return unlooked_files.unread_nudge(files), 0
     if verdict == "incomplete" and _take(turn, "continue", cfg.continuation_nudges):
         return prompts.CONTINUE_NUDGE, 0
     if cfg.profile == "task" and _take(turn, "reminder", cfg.no_tool_reminders):

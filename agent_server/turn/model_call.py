@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from ..llm.base import ChatRequest, Provider
 from ..messages import FinishReason, Message, TextDelta, ThinkingDelta, ToolCall, ToolCallEvent, Usage
+from .guards.call_holdback import CallHoldback
 from .guards.repetition import Loop, RepetitionGuard
 from .relay import UpdateRelay
 
@@ -20,10 +21,16 @@ class ModelReply:
 
 
 async def call_model(
-    provider: Provider, request: ChatRequest, relay: UpdateRelay, reply: ModelReply, guard: bool = False
+    provider: Provider,
+    request: ChatRequest,
+    relay: UpdateRelay,
+    reply: ModelReply,
+    guard: bool = False,
+    hold: CallHoldback | None = None,
 ) -> None:
     """Stream one call into `reply`, which holds the partial answer if the call is cancelled or fails. With `guard`,
-    a stream that loops (`repetition.py`) is closed early and `reply.loop` says so."""
+    a stream that loops (`repetition.py`) is closed early and `reply.loop` says so. With `hold`, text that may be a
+    tool call written as text reaches the client only once it is known not to be one."""
     guards = {"text": RepetitionGuard(), "thinking": RepetitionGuard()} if guard else None
     text: list[str] = []
     thinking: list[str] = []
@@ -37,8 +44,9 @@ async def call_model(
             if kind is TextDelta or kind is ThinkingDelta:
                 delta: TextDelta | ThinkingDelta = event  # type: ignore[assignment]
                 (text if kind is TextDelta else thinking).append(delta.text)
-                if not push(delta.type, delta.text):
-                    await relay.delta(delta.type, delta.text)
+                shown = hold.feed(delta.text) if hold is not None and kind is TextDelta else delta.text
+                if shown and not push(delta.type, shown):
+                    await relay.delta(delta.type, shown)
                 if guards is not None and (loop := guards[delta.type].feed(delta.text)) is not None:
                     reply.loop, reply.loop_in = loop, delta.type
                     break
@@ -58,4 +66,6 @@ async def call_model(
         reply.message.content = "".join(text)
         reply.message.thinking = "".join(thinking)
         reply.message.tool_calls = calls
+        if hold is not None and (rest := hold.close()):
+            await relay.delta("text", rest)
         await relay.flush()

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent_server import __version__
 from agent_server.store import Store
 from agent_server.tools.permissions import Decision
@@ -96,3 +98,24 @@ def test_permissions_list_and_revoke(tmp_path: Path, workspace: Path) -> None:
     assert json.loads(run("permissions", "list", "--json", "-w", str(workspace), env=env).stdout) == []
     missing = run("permissions", "revoke", "d1", env=env)
     assert missing.returncode == 1 and "d1" in missing.stderr
+
+
+def test_doctor_reports_the_built_in_model_without_downloading_it(workspace: Path, tmp_path: Path) -> None:
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    proc = run("doctor", "--json", "--provider", "embedded", "-w", str(workspace), env=env)
+    assert proc.returncode == 1  # not usable yet: the model is not downloaded
+    report = json.loads(proc.stdout)
+    assert report["embedded"]["model"] == "qwen2.5-coder-0.5b-instruct"
+    assert report["embedded"]["file"] is None and report["embedded"]["size"] == 491_400_064
+    assert "agent-server chat --provider embedded" in report["problems"][0]
+    assert not (tmp_path / "cache" / "agent-server" / "models").exists()  # a diagnosis downloads nothing
+
+
+def test_doctor_with_no_server_offers_the_built_in_model(workspace: Path, tmp_path: Path) -> None:
+    # No Ollama/LM Studio here (their default ports answer nothing in the test environment).
+    proc = run("doctor", "--json", "-w", str(workspace), env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    report = json.loads(proc.stdout)
+    if report["base_url"]:
+        pytest.skip("a local LLM server answers on this machine: there is nothing to offer instead")
+    assert proc.returncode == 1
+    assert "built-in local model" in report["problems"][0]

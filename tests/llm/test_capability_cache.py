@@ -74,3 +74,33 @@ async def test_discover_asks_the_server_once_then_reads_the_store_after_a_restar
     assert shows(fake_llm) == 1
     assert (first.context_length, first.supports_tools, first.supports_thinking) == (32768, True, False)
     assert (again.context_length, again.supports_tools) == (8192, True)
+
+
+async def test_a_llamacpp_server_restarted_with_another_window_is_noticed(
+    tmp_path: Path, fake_llm: FakeLLMServer
+) -> None:
+    from agent_server.llm.openai_compat import OpenAIProvider
+    from tests.fakes import recorded
+
+    fake_llm.models = recorded.fake_models()
+    fake_llm.props = recorded.props()
+    model = fake_llm.models[0].name
+    provider = OpenAIProvider(fake_llm.url, timeout_s=10, connect_timeout_s=2)
+    try:
+        with Store(tmp_path / "s.db") as store:
+            first = await discover(provider, model, None, StoreCapabilityCache(store))
+            learned = StoreCapabilityCache(store).get(provider.base_url, model)
+            assert learned is not None
+            learned.details["tools_dropped"] = {"prompt_tokens": 900}  # what a session learnt about that server
+            StoreCapabilityCache(store).put(provider.base_url, model, learned)
+        # The same URL, restarted with a 4,096-token window.
+        fake_llm.props = {**fake_llm.props, "default_generation_settings": {
+            **fake_llm.props["default_generation_settings"], "n_ctx": 4096}}  # fmt: skip
+        with Store(tmp_path / "s.db") as store:
+            again = await discover(provider, model, None, StoreCapabilityCache(store))
+            stored = StoreCapabilityCache(store).get(provider.base_url, model)
+    finally:
+        await provider.aclose()
+    assert first.context_length == 2048
+    assert again.context_length == 4096
+    assert stored is not None and stored.context_length == 4096 and "tools_dropped" not in stored.details

@@ -1,4 +1,9 @@
-"""Start and stop a real llama-server (for the real_llm lane and the prompt-cache benchmark)."""
+"""Start and stop a real llama.cpp server (for the real_llm lane and the benchmarks).
+
+By default it is the embedded provider's own child process (`python -m agent_server.llm.embedded.runner`, llama.cpp
+from the prebuilt xllamacpp wheel); with `AGENT_SERVER_LLAMA_BUILD=1`, scripts/real_llm.sh also builds llama-server
+from source and that binary is used instead (for comparisons).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -15,6 +21,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 ALIAS = "smollm2-135m"
 N_CTX = 2048
+# (llama-server binary or None for the embedded runner, model.gguf)
+Binaries = tuple[Path | None, Path]
 
 
 @dataclass
@@ -33,14 +41,21 @@ class LlamaServer:
         return {"llm": {"provider": "openai", "baseUrl": self.url, "model": self.model, "temperature": 0, **llm}}
 
 
-def binaries_from(out: str) -> tuple[Path, Path] | None:
-    """(llama-server, model.gguf) from scripts/real_llm.sh's output, if both exist."""
-    values = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
-    server, model = Path(values.get("LLAMA_SERVER", "")), Path(values.get("LLAMA_MODEL", ""))
-    return (server, model) if server.is_file() and model.is_file() else None
+def _values(out: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
 
-def build_or_reuse() -> tuple[Path, Path]:
+def binaries_from(out: str, model_key: str = "LLAMA_MODEL") -> Binaries | None:
+    """(llama-server or None, model.gguf) from scripts/real_llm.sh's output, if they exist."""
+    values = _values(out)
+    model = Path(values.get(model_key, ""))
+    server = Path(values["LLAMA_SERVER"]) if values.get("LLAMA_SERVER") else None
+    if not model.is_file() or (server is not None and not server.is_file()):
+        return None
+    return server, model
+
+
+def build_or_reuse() -> Binaries:
     proc = subprocess.run(["bash", "scripts/real_llm.sh"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
     found = binaries_from(proc.stdout)
     if proc.returncode != 0 or found is None:
@@ -54,17 +69,27 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_llama(binaries: tuple[Path, Path], log: Path, n_ctx: int = N_CTX, *extra: str) -> LlamaServer:
+def start_llama(binaries: Binaries, log: Path, n_ctx: int = N_CTX, *extra: str, alias: str = ALIAS) -> LlamaServer:
     server, model = binaries
     port = _free_port()
-    args = [str(server), "-m", str(model), "-c", str(n_ctx), "--jinja", "--host", "127.0.0.1", "--port", str(port)]
     # One thread by default: on 2 busy cores a second thread spins at every barrier while the first is descheduled
     # (measured: generation 0.7 tok/s with -t 2 against 12 tok/s with -t 1 under load).
     threads = os.environ.get("LLAMA_THREADS", "1")
-    args += ["-t", threads, "-np", "1", "--slots", "--alias", ALIAS, "--no-webui", *extra]
+    if server is None:
+        if extra:
+            raise RuntimeError(
+                f"the embedded runner takes no extra llama-server flags {extra}: AGENT_SERVER_LLAMA_BUILD=1"
+            )
+        args = [sys.executable, "-m", "agent_server.llm.embedded.runner", "--model", str(model), "--port", str(port),
+                "--ctx", str(n_ctx), "--threads", threads, "--alias", alias]  # fmt: skip
+        stdin = subprocess.PIPE  # the runner exits when this closes (as when the lane dies)
+    else:
+        args = [str(server), "-m", str(model), "-c", str(n_ctx), "--jinja", "--host", "127.0.0.1", "--port", str(port)]
+        args += ["-t", threads, "-np", "1", "--slots", "--alias", alias, "--no-webui", *extra]
+        stdin = subprocess.DEVNULL
     with log.open("wb") as out:
-        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-    llama = LlamaServer(f"http://127.0.0.1:{port}", ALIAS, log, proc)
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, stdin=stdin)
+    llama = LlamaServer(f"http://127.0.0.1:{port}", alias, log, proc)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -1,0 +1,77 @@
+"""The child process that runs llama.cpp: `python -m agent_server.llm.embedded.runner --model FILE --port N ...`.
+
+It lives only as long as its parent: it exits when its stdin reaches end of file (the parent closed it, or died and
+the kernel closed it) and, on Linux, when the parent dies (PR_SET_PDEATHSIG). A crash or out-of-memory kill here
+never takes the agent down; the parent sees the exit and reports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import signal
+import sys
+import threading
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL("libc.so.6", use_errno=True)
+            libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        except OSError:
+            pass
+
+
+def _watch_stdin() -> None:
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    except (OSError, ValueError):
+        pass
+    os._exit(0)  # the parent is gone: no clean-up of llama.cpp's threads is needed
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="agent_server.llm.embedded.runner")
+    p.add_argument("--model", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--ctx", type=int, default=0, help="0 = the model's trained window")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--alias", required=True)
+    p.add_argument("--slot-save-path", default="")
+    p.add_argument("--parallel", type=int, default=1)
+    args = p.parse_args(argv)
+    _die_with_parent()
+    try:
+        import xllamacpp
+    except ImportError:
+        print("agent-server: xllamacpp is not installed: pip install 'agent-server[local]'", file=sys.stderr)
+        return 3
+    threading.Thread(target=_watch_stdin, daemon=True).start()
+    params = xllamacpp.CommonParams()
+    params.model.path = args.model
+    params.model_alias = {args.alias}  # a set of names in this binding
+    params.n_ctx = args.ctx
+    params.n_parallel = args.parallel
+    params.cpuparams.n_threads = args.threads
+    params.cpuparams_batch.n_threads = args.threads
+    params.use_jinja = True  # the model's own chat template: it renders tool definitions and calls
+    params.endpoint_slots = True
+    params.endpoint_props = True
+    params.cache_prompt = True
+    params.port = args.port
+    params.hostnames = ["127.0.0.1"]
+    if args.slot_save_path:
+        params.slot_save_path = args.slot_save_path
+    server = xllamacpp.Server(params)  # serves from its own threads
+    print(f"agent-server embedded llama.cpp ready on 127.0.0.1:{args.port}", file=sys.stderr, flush=True)
+    signal.sigwait({signal.SIGTERM, signal.SIGINT})
+    del server
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""Streamed text that may be a tool call written as text is held back until it is known not to be one.
+
+Small models often write their call as JSON (bare or in a ```json fence) or in tags instead of emitting it natively.
+Streamed as it comes, that JSON appears in the chat as the answer and then again as a tool card. `CallHoldback` sits
+between the model's text deltas and the client: text before a possible call goes out at once; from an opener
+(`{`, a ``` fence whose language may hold a call, `<tool_call>`, `<function=`, `[TOOL_REQUEST]`, `<tool>`) it waits
+until the block is complete. A block that is call-shaped is never shown (the loop shows the recovered call as a tool
+card, or nudges a call of something that is not a tool); anything else is released unchanged. Nothing is lost: the
+assistant message keeps the whole text, only what the user sees is delayed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ...llm.text_tools import call_shaped
+
+_TAGS = {
+    "<tool_call>": "</tool_call>",
+    "<function=": "</function>",
+    "[TOOL_REQUEST]": "[END_TOOL_REQUEST]",
+    "<tool>": "</tool>",
+}
+_OPENERS = ("{", "[{", "```", *_TAGS)
+_CALL_FENCES = {"", "json", "tool", "tool_call", "tool_code", "javascript", "js"}
+_FENCE_LINE = re.compile(r"```([\w+-]*)[ \t]*\n")
+_DECODER = json.JSONDecoder()
+MAX_HELD = 8000  # a "call" longer than this is prose or code: release it
+
+
+class CallHoldback:
+    def __init__(self) -> None:
+        self._buf = ""
+        self._pos = 0  # everything before this was shown or dropped
+        self._in_code = False  # inside a fence that cannot be a call: shown as it comes
+        self.hidden: list[str] = []  # the blocks that were calls and never shown
+
+    def feed(self, text: str) -> str:
+        self._buf += text
+        return self._drain(final=False)
+
+    def close(self) -> str:
+        return self._drain(final=True)
+
+    def _drain(self, final: bool) -> str:
+        out: list[str] = []
+        while self._pos < len(self._buf):
+            rest = self._buf[self._pos :]
+            if self._in_code:
+                end = rest.find("```")
+                if end < 0:
+                    keep = 0 if final else _partial_suffix(rest, ("```",))
+                    out.append(rest[: len(rest) - keep])
+                    self._pos += len(rest) - keep
+                    break
+                out.append(rest[: end + 3])
+                self._pos += end + 3
+                self._in_code = False
+                continue
+            start = _first_opener(rest)
+            if start is None:
+                keep = 0 if final else _partial_suffix(rest, _OPENERS)
+                out.append(rest[: len(rest) - keep])
+                self._pos += len(rest) - keep
+                break
+            out.append(rest[:start])
+            self._pos += start
+            verdict, length = _judge(self._buf[self._pos :], final)
+            if verdict == "wait":
+                break
+            block = self._buf[self._pos : self._pos + length]
+            self._pos += length
+            if verdict == "call":
+                self.hidden.append(block)
+            elif verdict == "code":
+                out.append(block)
+                self._in_code = True
+            else:
+                out.append(block)
+        return "".join(out)
+
+
+def _first_opener(text: str) -> int | None:
+    found = [i for i in (text.find(o) for o in _OPENERS) if i >= 0]
+    return min(found) if found else None
+
+
+def _partial_suffix(text: str, openers: tuple[str, ...]) -> int:
+    """How many trailing characters could be the start of an opener (kept until the next delta says)."""
+    best = 0
+    for opener in openers:
+        for n in range(min(len(opener) - 1, len(text)), 0, -1):
+            if text.endswith(opener[:n]):
+                best = max(best, n)
+                break
+    return best
+
+
+def _judge(text: str, final: bool) -> tuple[str, int]:
+    """("call" | "text" | "code" | "wait", length of the block at the start of `text`)."""
+    if text.startswith("```"):
+        line = _FENCE_LINE.match(text)
+        if line is None:
+            return ("text", len(text)) if final else ("wait", 0)
+        if line.group(1).lower() not in _CALL_FENCES:
+            return "code", line.end()  # ```python: shown as it streams, never a call
+        end = text.find("```", line.end())
+        if end < 0:
+            return _unfinished(text, final)
+        block = text[: end + 3]
+        return ("call" if call_shaped(block) else "text"), len(block)
+    for opener, closer in _TAGS.items():
+        if text.startswith(opener):
+            end = text.find(closer)
+            if end < 0:
+                return _unfinished(text, final)
+            block = text[: end + len(closer)]
+            return ("call" if call_shaped(block) or opener == "<tool_call>" else "text"), len(block)
+    # `{` or `[{`: JSON that may be a call. Not JSON-looking at once (`{x`, `{}`) is text.
+    head = text[2:] if text.startswith("[{") else text[1:]
+    stripped = head.lstrip()
+    if stripped and stripped[0] != '"':
+        return "text", len(text) - len(head)
+    try:
+        _obj, end = _DECODER.raw_decode(text)
+    except ValueError:
+        return _unfinished(text, final)
+    block = text[:end]
+    return ("call" if call_shaped(block) else "text"), len(block)
+
+
+def _unfinished(text: str, final: bool) -> tuple[str, int]:
+    if final or len(text) > MAX_HELD:
+        # The stream ended inside the block: a call cut short is still a call (the loop recovers what it can).
+        return ("call" if call_shaped(text) or _looks_like_call(text) else "text"), len(text)
+    return "wait", 0
+
+
+def _looks_like_call(text: str) -> bool:
+    return bool(re.match(r'\s*(?:```\w*\s*)?\[?\{\s*"(?:name|function|tool_name)"\s*:', text)) or text.startswith(
+        "<tool_call>"
+    )

@@ -1,0 +1,55 @@
+"""A request that names a workspace file, answered without ever looking at it: a deflection.
+
+Small models answer "Read calc.py and tell me…" with generic instructions ("open the file in a text editor") or an
+invented path. When the user's message names a file that exists in the workspace and no tool ran since, the answer
+is not accepted: the model is told to read the file first (capped like the other deflection nudges).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ...messages import Message
+
+# `calc.py`, `src/app.ts`, `scripts/quickstart.sh`, `docs/`, `Makefile`-less names are not guessed.
+_PATHISH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,10}|(?:[\w.-]+/)+[\w.-]+)(?![\w/-])")
+MAX_NAMES = 3
+
+
+def named_files(text: str, roots: list[Path]) -> list[str]:
+    """Workspace files the text names (as written), existing ones only, inside a root."""
+    found: list[str] = []
+    for match in _PATHISH.finditer(text):
+        name = match.group(1).rstrip(".")
+        for root in roots:
+            try:
+                path = (root / name).resolve()
+            except (OSError, ValueError):
+                continue
+            if path.is_file() and path.is_relative_to(root.resolve()):
+                if name not in found:
+                    found.append(name)
+                break
+        if len(found) >= MAX_NAMES:
+            break
+    return found
+
+
+def request_and_tools(history: list[Message]) -> tuple[str, bool]:
+    """The user's request of this turn (nudges skipped) and whether any tool ran since."""
+    looked = False
+    for message in reversed(history):
+        if message.role == "tool":
+            looked = True
+        elif message.role == "user" and not message.meta.get("nudge"):
+            return message.content if isinstance(message.content, str) else "", looked
+    return "", looked
+
+
+def unread_nudge(files: list[str]) -> str:
+    names = ", ".join(f"`{f}`" for f in files)
+    return (
+        f"The request names {names}, but you answered without reading it. Call read_file with "
+        f'{{"path": "{files[0]}"}} now, then answer from what the file really says.'
+    )

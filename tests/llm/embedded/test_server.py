@@ -1,0 +1,119 @@
+"""The embedded llama.cpp child: clear errors before starting, and a real start/stop with the real runner."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agent_server.config import EmbeddedConfig, LLMConfig, Settings
+from agent_server.errors import LLMError
+from agent_server.llm.embedded.catalogue import SMOLLM2_135M, resolve
+from agent_server.llm.embedded.server import EmbeddedServerError, check_memory, shared_server, xllamacpp_installed
+from agent_server.llm.registry import NoServerError, resolve_endpoint
+
+PREFETCHED = Path.home() / ".cache/agent-server-prefetch" / SMOLLM2_135M.filename
+CI_MODEL = Path(os.environ.get("AGENT_SERVER_CI_SMOLLM", "/nonexistent"))
+
+
+def _smollm() -> Path:
+    for path in (CI_MODEL, PREFETCHED):
+        if path.is_file() and path.stat().st_size == SMOLLM2_135M.size:
+            return path
+    pytest.skip("SmolLM2 GGUF not present (scripts/real_llm.sh provides it)")
+
+
+def test_a_configured_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(EmbeddedServerError, match=f"port {port} .* is in use"):
+            shared_server(model, "m", EmbeddedConfig(port=port, cache_dir=str(tmp_path)))
+
+
+def test_not_enough_memory_is_said_before_loading(tmp_path: Path) -> None:
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    with pytest.raises(EmbeddedServerError, match="not enough memory"):
+        check_memory(model, context=1_000_000_000)
+
+
+def test_the_runner_without_xllamacpp_says_how_to_install_it(tmp_path: Path) -> None:
+    code = (
+        "import sys; sys.modules['xllamacpp'] = None; from agent_server.llm.embedded.runner import main; "
+        "sys.exit(main(['--model', 'x.gguf', '--port', '1', '--alias', 'x']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, stdin=subprocess.PIPE
+    )
+    assert proc.returncode == 3
+    assert "pip install 'agent-server[local]'" in proc.stderr
+
+
+def test_an_unknown_model_name_lists_the_catalogue() -> None:
+    with pytest.raises(LLMError, match=r"qwen2\.5-coder-0\.5b-instruct"):
+        resolve("no-such-model")
+
+
+async def test_no_server_offers_the_built_in_model() -> None:
+    settings = Settings()
+    with pytest.raises(NoServerError) as caught:
+        await resolve_endpoint(settings, ollama_url="http://127.0.0.1:9", lmstudio_url="http://127.0.0.1:9")
+    assert caught.value.embedded["settings"] == {"llm.provider": "embedded"}
+    assert caught.value.embedded["available"] is xllamacpp_installed()
+    assert 'llm.provider = "embedded"' in str(caught.value) or "agent-server[local]" in str(caught.value)
+
+
+@pytest.mark.skipif(not xllamacpp_installed(), reason="needs the agent-server[local] extra (xllamacpp)")
+async def test_the_embedded_server_serves_the_models_window_and_restarts_after_a_crash(tmp_path: Path) -> None:
+    model = _smollm()
+    llm = LLMConfig(
+        provider="embedded", model=str(model), embedded=EmbeddedConfig(context=1024, cache_dir=str(tmp_path))
+    )
+    name, url, alias = await resolve_endpoint(Settings(llm=llm))
+    from agent_server.llm.embedded.provider import server_at
+    from agent_server.llm.registry import build
+
+    server = server_at(url)
+    try:
+        assert (name, alias) == ("embedded", model.stem)
+        provider = build(name, url, llm)
+        info = await provider.model_info(alias)
+        assert info.context_length == 1024  # the window it really runs, from /props
+        assert info.details["server_facts"]["server"] == "llama.cpp"
+        async with httpx.AsyncClient() as http:
+            slots = (await http.get(url + "/slots")).json()
+        assert len(slots) == 1
+        assert server.proc is not None
+        os.kill(server.proc.pid, signal.SIGKILL)  # a crash (or the OOM killer)
+        await server.proc.wait()
+        models = await provider.list_models()  # the next request starts it again, same URL
+        assert [m.name for m in models] == [alias]
+        await provider.aclose()
+    finally:
+        await server.stop()
+
+
+@pytest.mark.skipif(not xllamacpp_installed(), reason="needs the agent-server[local] extra (xllamacpp)")
+def test_the_child_stops_when_its_parent_dies(tmp_path: Path) -> None:
+    model = _smollm()
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "agent_server.llm.embedded.runner", "--model", str(model), "--port", "0",
+         "--alias", "x", "--ctx", "512"],
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    # The runner is the child here; closing its stdin is what a dying parent does to it.
+    time.sleep(1)
+    assert parent.stdin is not None
+    parent.stdin.close()
+    assert parent.wait(timeout=30) == 0
