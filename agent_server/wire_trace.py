@@ -25,7 +25,8 @@ CONTENT_KEYS = frozenset(
     }
 )  # fmt: skip
 _SECRET_KEY = re.compile(r"(?i)(api[_-]?key|token|secret|password|authorization|credential|cookie)")
-_SECRET_LISTS = frozenset({"env", "headers"})  # [{name, value}] lists (MCP servers): every value may be a key
+# MCP servers' env and headers, as {NAME: value} or [{name, value}]: every value may be a key, whatever its name.
+_SECRET_LISTS = frozenset({"env", "headers"})
 
 show_content = False  # --log-content: keep texts whole (still without secrets)
 
@@ -57,7 +58,7 @@ def redact(value: Any, key: str = "", parent: str = "") -> Any:
     if isinstance(value, list):
         return [redact(v, key, parent) for v in value]
     if isinstance(value, str):
-        if _SECRET_KEY.search(key) or (key == "value" and parent in _SECRET_LISTS):
+        if _SECRET_KEY.search(key) or (parent in _SECRET_LISTS and key != "name"):
             return "***"
         if key in CONTENT_KEYS and not show_content:
             return f"<{len(value)} chars>"
