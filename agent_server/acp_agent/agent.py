@@ -190,7 +190,11 @@ class AcpAgent:
         service = self._service(request.cwd)
         extra = sessions.directories(request.additional_directories)
         self.client.shaper.new_prompt(request.session_id)
-        await service.load_session(request.session_id, request.cwd, request.mcp_servers, self.client)
+        self.client.shaper.replaying(request.session_id, True)
+        try:
+            await service.load_session(request.session_id, request.cwd, request.mcp_servers, self.client)
+        finally:
+            self.client.shaper.replaying(request.session_id, False)
         session = service.get(request.session_id)
         sessions.widen(session, extra, self._directories)
         answer = await self._describe(session)

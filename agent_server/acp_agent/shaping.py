@@ -3,7 +3,8 @@
 - Messages get a `messageId`: chunks of one message share it; a tool call, a plan or a new prompt starts another.
 - The agent's own notes to the model (nudges such as "Continue now…", compaction notices) are not the model's
   reasoning: they stay out of `agent_thought_chunk` (the log keeps them).
-- `update_plan` is shown once, as the `plan` it sends, not also as a "think" tool call.
+- `update_plan` is shown once, as the `plan` it sends, not also as a "think" tool call (a replay, which has no
+  plan updates, shows the plan each call set).
 - Commands (`execute`) carry no location: clients title a card by its location, and a folder is not the command.
 - A command that ran in the client's terminal keeps that terminal as its content to the end (the final update
   would otherwise replace the live view with plain text); the text goes to `rawOutput`.
@@ -42,6 +43,7 @@ class _SessionState:
     hidden: set[str] = field(default_factory=set)  # tool calls not shown (update_plan)
     commands: set[str] = field(default_factory=set)  # execute calls: no locations
     terminals: dict[str, str] = field(default_factory=dict)  # tool call -> the client terminal it ran in
+    replaying: bool = False  # session/load is replaying the stored conversation
 
 
 class UpdateShaper:
@@ -56,6 +58,9 @@ class UpdateShaper:
 
     def new_prompt(self, session_id: str) -> None:
         self._state(session_id).message = None
+
+    def replaying(self, session_id: str, on: bool) -> None:
+        self._state(session_id).replaying = on
 
     def terminal(self, session_id: str, tool_call_id: str, terminal_id: str) -> None:
         self._state(session_id).terminals[tool_call_id] = terminal_id
@@ -75,7 +80,8 @@ class UpdateShaper:
         if isinstance(update, acp.ToolCallStart):
             if is_plan_call(update):
                 state.hidden.add(update.tool_call_id)
-                return None
+                plan = _plan(update.raw_input) if state.replaying else None
+                return acp.notification_params(session_id, plan) if plan is not None else None
             if update.kind == "execute":
                 state.commands.add(update.tool_call_id)
                 update = update.model_copy(update={"locations": None})
@@ -96,6 +102,13 @@ class UpdateShaper:
         if state.message is None or state.message[0] != kind:
             state.message = (kind, f"msg_{uuid.uuid4().hex[:16]}")
         return state.message[1]
+
+
+def _plan(raw: Any) -> acp.PlanUpdate | None:
+    try:
+        return acp.PlanUpdate(entries=[acp.PlanEntry.model_validate(e) for e in raw["entries"]])
+    except (ValueError, TypeError, KeyError):  # a call the model got wrong: it set no plan
+        return None
 
 
 def _chunk(session_id: str, update: Any, message_id: str) -> dict[str, Any]:

@@ -398,6 +398,11 @@ async function withoutCapabilities(sid) {
   // The replay came before the answer.
   const replay = ed.updatesOf(sid);
   summary.replayKinds = [...new Set(replay.map((u) => u.sessionUpdate))].sort();
+  // The replayed plan is a plan, not a "think" tool call; messages carry ids there too.
+  const replayedPlans = replay.filter((u) => u.sessionUpdate === "plan");
+  assert.deepEqual(replayedPlans.map((u) => u.entries.map((e) => e.content)), [["Read notes.txt"]]);
+  assert.ok(!replay.some((u) => u.sessionUpdate === "tool_call" && u.kind === "think"));
+  assert.ok(replay.filter((u) => u.sessionUpdate === "user_message_chunk").every((u) => typeof u.messageId === "string"));
   const users = replay.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
   assert.equal(users[0], "Say hello");
   const said = replay.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text);
