@@ -172,6 +172,7 @@ class AcpAgent:
             await self.service.close_session(session_id)
             self.client.shaper.forget(session_id)
         self._directories.clear()
+        self.client.active_session = None
         await self.service.reconfigure(self.service.settings)
         return {}
 
