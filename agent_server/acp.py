@@ -103,6 +103,7 @@ class AgentCapabilities(AcpModel):
     prompt_capabilities: PromptCapabilities = Field(default_factory=PromptCapabilities)
     mcp_capabilities: McpCapabilities = Field(default_factory=McpCapabilities)
     session_capabilities: dict[str, Any] = Field(default_factory=lambda: {"list": {}})
+    auth: dict[str, Any] | None = None  # {"logout": {}}
 
 
 class InitializeResponse(Meta):
@@ -155,6 +156,7 @@ McpServer = McpServerHttp | McpServerSse | McpServerStdio
 class NewSessionRequest(Meta):
     cwd: str
     mcp_servers: list[McpServer] = Field(default_factory=list)
+    additional_directories: list[str] = Field(default_factory=list)
 
 
 class NewSessionResponse(Meta):
@@ -166,6 +168,7 @@ class LoadSessionRequest(Meta):
     session_id: str
     cwd: str
     mcp_servers: list[McpServer] = Field(default_factory=list)
+    additional_directories: list[str] = Field(default_factory=list)
 
 
 class LoadSessionResponse(Meta):
@@ -180,6 +183,7 @@ class ListSessionsRequest(Meta):
 class SessionInfo(Meta):
     session_id: str
     cwd: str
+    additional_directories: list[str] | None = None
     title: str | None = None
     updated_at: str | None = None
 
@@ -345,7 +349,7 @@ class SessionConfigSelectOption(Meta):
 
 
 class SessionConfigOption(Meta):
-    """A dropdown (`type: "select"`), the only kind we offer."""
+    """A dropdown (`type: "select"`)."""
 
     id: str
     name: str
@@ -353,12 +357,26 @@ class SessionConfigOption(Meta):
     current_value: str
     options: list[SessionConfigSelectOption]
     description: str | None = None
-    category: str | None = None  # "mode", "model", ...
+    category: str | None = None  # "mode", "model", "thought_level", ...
+
+
+class SessionConfigBoolean(Meta):
+    """A switch (`type: "boolean"`)."""
+
+    id: str
+    name: str
+    type: Literal["boolean"] = "boolean"
+    current_value: bool
+    description: str | None = None
+    category: str | None = None
+
+
+AnyConfigOption = SessionConfigOption | SessionConfigBoolean
 
 
 class ConfigOptionUpdate(Meta):
     session_update: Literal["config_option_update"] = "config_option_update"
-    config_options: list[SessionConfigOption]
+    config_options: list[AnyConfigOption]
 
 
 SessionUpdate = (

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import __version__, logging_setup
+from . import __version__, logging_setup, wire_trace
 from . import config as config_mod
 from .config_layers import LoadResult, load_layers, settle_trust
 from .errors import AgentServerError, ConfigError, StoreError
@@ -38,6 +38,15 @@ def _add_llm_flags(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_log_content_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--log-content",
+        action="store_true",
+        dest="log_content",
+        help="with --log-level DEBUG: keep file contents and messages whole in the message trace (off: their length)",
+    )
+
+
 def _load_report(args: argparse.Namespace, workspace: Path | None) -> LoadResult:
     """Every layer, each key on its own; risky workspace settings only if the workspace is trusted."""
     return load_layers(workspace=workspace, cli_overrides=_overrides(args))
@@ -55,6 +64,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from .protocol.running import serve_stdio, serve_tcp
 
     logging_setup.setup(args.log_level, args.log_file)
+    wire_trace.show_content = args.log_content
     server = create_server(_overrides(args))
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
@@ -68,6 +78,7 @@ def cmd_acp(args: argparse.Namespace) -> int:
     from .acp_agent.agent import serve_stdio
 
     logging_setup.setup(args.log_level, args.log_file)
+    wire_trace.show_content = args.log_content
     serve_stdio(_overrides(args))
     return 0
 
@@ -160,12 +171,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (debugging)")
     p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     p.add_argument("--log-file")
+    _add_log_content_flag(p)
     _add_llm_flags(p)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("acp", help="run as an Agent Client Protocol agent on stdio (Zed, JetBrains, ...)")
     p.add_argument("--log-level", default="WARNING", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     p.add_argument("--log-file")
+    _add_log_content_flag(p)
     _add_llm_flags(p)
     p.set_defaults(func=cmd_acp)
 

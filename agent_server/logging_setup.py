@@ -76,8 +76,9 @@ def setup(level: str = "WARNING", file: str | None = None) -> None:
         handler.addFilter(RedactSecrets())
         root.addHandler(handler)
     root.setLevel(level)
-    # pygls logs every message body at INFO; keep it quiet unless debugging.
-    logging.getLogger("pygls").setLevel(logging.DEBUG if level == "DEBUG" else logging.WARNING)
+    # pygls logs every message body whole at INFO and DEBUG (file contents included): the redacted message trace
+    # (wire_trace.py, DEBUG) shows them instead.
+    logging.getLogger("pygls").setLevel(logging.WARNING)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
     if problem:

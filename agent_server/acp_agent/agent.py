@@ -13,16 +13,17 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__, acp, config_layers, logging_setup
+from ..config_layers import LoadResult, load_layers, settle_trust
 from ..session.service import AgentService
 from ..stdio import claim_stdout
 from ..turn.live_session import Session
-from . import commands, options
+from . import commands, options, sessions
 from .client import AcpClient
 from .rpc import INVALID_PARAMS, Connection, LineReader, RpcFailure
 
 log = logging.getLogger(__name__)
 LINE_LIMIT = 64 << 20  # a prompt may embed whole files
-SESSION_CAPABILITIES = ("list", "delete", "resume", "close")
+SESSION_CAPABILITIES = ("list", "delete", "resume", "close", "additionalDirectories", "fork")
 
 
 def _map_error(exc: BaseException, method: str) -> RpcFailure:
@@ -55,13 +56,19 @@ class AcpAgent:
                 "session/prompt": self.session_prompt,
                 "session/set_mode": self.session_set_mode,
                 "session/set_config_option": self.session_set_config_option,
+                "session/fork": self.session_fork,
+                "logout": self.logout,
             },
             notifications={"session/cancel": self.session_cancel},
             errors=_map_error,
         )
         self.client = AcpClient(self.conn)
         self.service: AgentService | None = None
+        self.loaded: LoadResult | None = None
+        self.workspace = Path.cwd()
         self._commands: dict[str, asyncio.Task[None]] = {}  # running slash commands by session, for cancel
+        self._directories: dict[str, list[Path]] = {}  # live sessions' additionalDirectories
+        self._trust: asyncio.Task[None] | None = None  # the workspace-trust question, asked once
 
     async def serve(self, reader: LineReader) -> None:
         try:
@@ -77,8 +84,12 @@ class AcpAgent:
             raise ValueError(f"cwd must be an absolute path, got {cwd!r}")
         if self.service is None:
             workspace = Path(cwd).resolve() if cwd else Path.cwd()
+            self.workspace = workspace
             try:
-                settings = config_layers.load(workspace=workspace, cli_overrides=self.cli_overrides)
+                self.loaded = load_layers(workspace=workspace, cli_overrides=self.cli_overrides)
+                for notice in self.loaded.notices():
+                    log.warning("%s", notice)
+                settings = self.loaded.settings
             except Exception as exc:  # a bad setting must not stop the agent: run on defaults, say why
                 log.error("%s (running on defaults)", exc)
                 settings = config_layers.load(workspace=None, cli_overrides=self.cli_overrides)
@@ -99,9 +110,38 @@ class AcpAgent:
         }
 
     def _after_answer(self, session: Session) -> None:
-        """The slash commands, once the client knows the session (right after the answer goes out)."""
+        """The slash commands, once the client knows the session (right after the answer goes out); then the
+        workspace-trust question, if there is one and the client can be asked."""
+        self.client.active_session = session.id
         update = acp.AvailableCommandsUpdate(available_commands=commands.available(self._service(None)))
         asyncio.get_running_loop().call_soon(self.client.session_update_nowait, session.id, update)
+        if self._trust is None and self.client.can_elicit and self.loaded is not None and self.loaded.withheld:
+            self._trust = asyncio.ensure_future(self._settle_trust())
+
+    async def _settle_trust(self) -> None:
+        """Ask whether to trust the workspace file's risky settings (elicitation), then apply them."""
+        await asyncio.sleep(0)  # after the session's answer and its commands
+        loaded = self.loaded
+        assert loaded is not None and self.service is not None
+        workspace = self.workspace
+
+        async def notify(text: str) -> None:
+            log.warning("%s", text)
+
+        def reload() -> LoadResult:
+            return load_layers(workspace=workspace, cli_overrides=self.cli_overrides)
+
+        try:
+            fresh = await settle_trust(loaded, reload, self.client.show_message_request, notify)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the question failed: the risky settings stay ignored
+            log.warning("workspace trust: %s", exc)
+            return
+        if fresh is not None:
+            self.loaded = fresh
+            logging_setup.remember_secrets(logging_setup.secrets_in(fresh.settings))
+            await self.service.reconfigure(fresh.settings)
 
     # --- agent methods ----------------------------------------------------------------------------------
 
@@ -109,7 +149,9 @@ class AcpAgent:
         # Any protocolVersion is answered with the one we speak (1); the client decides whether it can go on.
         request = acp.InitializeRequest.model_validate(params)
         self.client.configure(request.client_capabilities)
-        capabilities = acp.AgentCapabilities(session_capabilities={key: {} for key in SESSION_CAPABILITIES})
+        capabilities = acp.AgentCapabilities(
+            session_capabilities={key: {} for key in SESSION_CAPABILITIES}, auth={"logout": {}}
+        )
         return acp.InitializeResponse(
             agent_capabilities=capabilities,
             agent_info=acp.Implementation(name="agent-server", title="agent-server", version=__version__),
@@ -118,10 +160,27 @@ class AcpAgent:
     async def authenticate(self, params: dict[str, Any]) -> dict[str, Any]:
         return {}  # no authMethods are offered: nothing to authenticate
 
+    async def logout(self, params: dict[str, Any]) -> dict[str, Any]:
+        """No account to leave: the agent lets go of what it holds for the user instead. Running turns stop, live
+        sessions close (their MCP servers end), the LLM connection is dropped; stored sessions stay for load."""
+        if self.service is None:
+            return {}
+        for task in self._commands.values():
+            task.cancel()
+        for session_id in list(self.service.sessions):
+            await self.service.close_session(session_id)
+            self.client.shaper.forget(session_id)
+        self._directories.clear()
+        self.client.active_session = None
+        await self.service.reconfigure(self.service.settings)
+        return {}
+
     async def session_new(self, params: dict[str, Any]) -> dict[str, Any]:
         request = acp.NewSessionRequest.model_validate(params)
         service = self._service(request.cwd)
+        extra = sessions.directories(request.additional_directories)
         session = await service.new_session(request.cwd, request.mcp_servers)
+        sessions.widen(session, extra, self._directories)
         answer = {"sessionId": session.id, **await self._describe(session)}
         self._after_answer(session)
         return answer
@@ -129,8 +188,15 @@ class AcpAgent:
     async def session_load(self, params: dict[str, Any]) -> dict[str, Any]:
         request = acp.LoadSessionRequest.model_validate(params)
         service = self._service(request.cwd)
-        await service.load_session(request.session_id, request.cwd, request.mcp_servers, self.client)
+        extra = sessions.directories(request.additional_directories)
+        self.client.shaper.new_prompt(request.session_id)
+        self.client.shaper.replaying(request.session_id, True)
+        try:
+            await service.load_session(request.session_id, request.cwd, request.mcp_servers, self.client)
+        finally:
+            self.client.shaper.replaying(request.session_id, False)
         session = service.get(request.session_id)
+        sessions.widen(session, extra, self._directories)
         answer = await self._describe(session)
         self._after_answer(session)
         return answer
@@ -138,7 +204,9 @@ class AcpAgent:
     async def session_resume(self, params: dict[str, Any]) -> dict[str, Any]:
         request = acp.LoadSessionRequest.model_validate(params)  # the same fields, without the replay
         service = self._service(request.cwd)
+        extra = sessions.directories(request.additional_directories)
         session = await service.resume_session(request.session_id, request.cwd, request.mcp_servers)
+        sessions.widen(session, extra, self._directories)
         answer = await self._describe(session)
         self._after_answer(session)
         return answer
@@ -149,12 +217,25 @@ class AcpAgent:
         if running is not None:
             running.cancel()
         await self._service(None).close_session(request.session_id)
+        self._directories.pop(request.session_id, None)
+        self.client.shaper.forget(request.session_id)
         return {}
 
     async def session_list(self, params: dict[str, Any]) -> dict[str, Any]:
         request = acp.ListSessionsRequest.model_validate(params)
-        found = await self._service(request.cwd).list_sessions(request.cwd)
-        return acp.ListSessionsResponse(sessions=found).dump()
+        service = self._service(request.cwd)
+        return (await sessions.list_page(service, request, self._directories)).dump()
+
+    async def session_fork(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Unstable in ACP v1 (agent-shell uses it): a new session with a copy of the conversation so far."""
+        source_id, cwd, mcp_servers, directories = sessions.fork_request(params)
+        service = self._service(cwd)
+        extra = sessions.directories(directories)
+        session = await sessions.fork(service, source_id, cwd, mcp_servers)
+        sessions.widen(session, extra, self._directories)
+        answer = {"sessionId": session.id, **await self._describe(session)}
+        self._after_answer(session)
+        return answer
 
     async def session_delete(self, params: dict[str, Any]) -> dict[str, Any]:
         request = acp.DeleteSessionRequest.model_validate(params)
@@ -166,6 +247,12 @@ class AcpAgent:
         service = self._service(None)
         command = commands.parse(request.prompt)
         session = await service.open(request.session_id)
+        if self._trust is not None and not self._trust.done():
+            # The turn runs with the settings the answer gives: wait for the workspace-trust question first.
+            await asyncio.shield(self._trust)
+        self.client.active_session = session.id
+        if not session.busy:
+            self.client.shaper.new_prompt(session.id)
         if command is None:
             title = session.title
             stop = await service.prompt(request.session_id, request.prompt, self.client)
@@ -211,20 +298,13 @@ class AcpAgent:
 
     async def session_set_config_option(self, params: dict[str, Any]) -> dict[str, Any]:
         session_id, config_id, value = params.get("sessionId"), params.get("configId"), params.get("value")
-        if not isinstance(session_id, str) or not isinstance(config_id, str) or not isinstance(value, str):
-            raise ValueError("sessionId, configId and value must be strings")
+        if not isinstance(session_id, str) or not isinstance(config_id, str):
+            raise ValueError("sessionId and configId must be strings")
         service = self._service(None)
         session = await service.open(session_id)
+        await options.set_option(service, session, config_id, value)
         if config_id == "mode":
-            await options.set_mode(service, session, value)
             self.client.session_update_nowait(session_id, acp.CurrentModeUpdate(current_mode_id=session.mode))
-        elif config_id == "model":
-            _current, names = await options.model_names(service)
-            if names and value not in names:
-                raise ValueError(f"unknown model {value!r}; the server lists {', '.join(names)}")
-            await service.select_model(value)
-        else:
-            raise ValueError(f"unknown config option {config_id!r}; the options are mode and model")
         configs = await options.config_options(service, session)
         return {"configOptions": [c.dump() for c in configs]}
 

@@ -1,5 +1,6 @@
 """The AgentClient the core talks to, over plain ACP: `session/update`, `session/request_permission`, and the
-client's own files (`fs/*`) and terminal (`terminal/*`) when it offers them in `initialize`."""
+client's own files (`fs/*`), terminal (`terminal/*`) and questions (`elicitation/create`) when it offers them in
+`initialize`. Updates are shaped for ACP clients on the way out (shaping.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from typing import Any
 from .. import acp
 from ..tools.shell_exec import CLIENT_SHELL_ENV, shell_argv
 from ..turn.client import ClientFeatures, CommandRun, FileChange
+from . import elicit
 from .rpc import Connection
+from .shaping import UpdateShaper
 
 log = logging.getLogger(__name__)
 _RELEASE_TIMEOUT_S = 5.0
@@ -42,6 +45,9 @@ class AcpClient:
         self.can_read = False
         self.can_write = False
         self._running: dict[str, str] = {}  # session -> the tool call now executing (tools run one at a time)
+        self.shaper = UpdateShaper()
+        self.can_elicit = False
+        self.active_session: str | None = None  # the session a question without one belongs to (the latest used)
 
     def configure(self, capabilities: dict[str, Any] | None) -> None:
         """`clientCapabilities` from initialize: only what the client says it supports, nothing assumed."""
@@ -50,9 +56,12 @@ class AcpClient:
         fs: dict[str, Any] = fs_caps if isinstance(fs_caps, dict) else {}
         self.can_read = fs.get("readTextFile") is True
         self.can_write = fs.get("writeTextFile") is True
+        self.can_elicit = elicit.form_supported(caps)
         self.features = ClientFeatures(
+            show_message_request=self.can_elicit,
             files=self if (self.can_read or self.can_write) else None,
             terminal=self if caps.get("terminal") is True else None,
+            questions=self if self.can_elicit else None,
         )
 
     # --- AgentClient ------------------------------------------------------------------------------------
@@ -66,11 +75,15 @@ class AcpClient:
                 self._running[session_id] = update.tool_call_id
             elif self._running.get(session_id) == update.tool_call_id:
                 del self._running[session_id]
-        self._conn.notify("session/update", acp.notification_params(session_id, update))
+        params = self.shaper.params(session_id, update)
+        if params is not None:
+            self._conn.notify("session/update", params)
 
     async def request_permission(
         self, session_id: str, tool_call: acp.ToolCallUpdateFields, options: list[acp.PermissionOption]
     ) -> acp.RequestPermissionResponse:
+        if tool_call.kind == "execute":  # titled by the command, not by the folder it runs in (see shaping.py)
+            tool_call = tool_call.model_copy(update={"locations": None})
         request = acp.RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=options)
         result = await self._conn.request("session/request_permission", request.dump())
         return acp.RequestPermissionResponse.model_validate(result)
@@ -85,7 +98,18 @@ class AcpClient:
         return None  # buffers are read with fs/read_text_file (async), see tools/client_files.py
 
     async def show_message_request(self, message: str, actions: list[str]) -> str | None:
-        return None  # ACP has no such request: flows that ask fall back to their default
+        """A choice, through elicitation; None (the flow's default) when the client cannot ask or there is no
+        session to ask in yet."""
+        if not self.can_elicit or self.active_session is None or not actions:
+            return None
+        return await elicit.choose(self._conn, self.active_session, message, actions)
+
+    # --- ClientQuestions ----------------------------------------------------------------------------------
+
+    async def ask_user(
+        self, session_id: str, question: str, options: list[str], tool_call_id: str | None
+    ) -> str | None:
+        return await elicit.question(self._conn, session_id, tool_call_id, question, options)
 
     async def log(self, level: str, message: str) -> None:
         # ACP has no log notification; the callers have already logged it to stderr.
@@ -101,7 +125,7 @@ class AcpClient:
         content = result.get("content") if isinstance(result, dict) else None
         if not isinstance(content, str):
             raise ValueError("fs/read_text_file answered without content")
-        return content
+        return await asyncio.to_thread(keep_file_shape, path, content)
 
     async def write_text_file(self, session_id: str, path: Path, text: str) -> None:
         await self._conn.request("fs/write_text_file", {"sessionId": session_id, "path": str(path), "content": text})
@@ -131,6 +155,7 @@ class AcpClient:
         ids = {"sessionId": session_id, "terminalId": terminal_id}
         running = self._running.get(session_id)
         if running is not None:  # the user watches the command run inside its tool call
+            self.shaper.terminal(session_id, running, terminal_id)
             live = acp.ToolCallProgress(tool_call_id=running, content=[acp.TerminalContent(terminal_id=terminal_id)])
             self.session_update_nowait(session_id, live)
         try:
@@ -158,3 +183,28 @@ class AcpClient:
             timed_out=timed_out,
             truncated=out.get("truncated") is True,
         )
+
+
+_SHAPE_LIMIT = 1_000_000  # the disk copy read to compare with the client's text
+
+
+def keep_file_shape(path: Path, text: str) -> str:
+    """The client's text with the file's own final newline and line endings.
+
+    Some clients hand over a buffer as lines (avante drops the final newline, a CRLF file comes back with LF):
+    taken as is, every edit would rewrite those on disk. What the file on disk has is kept; the buffer's other
+    (unsaved) changes stay.
+    """
+    try:
+        if path.stat().st_size > _SHAPE_LIMIT:
+            return text
+        disk = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return text
+    crlf = "\r\n" in disk and "\r\n" not in text and disk.count("\r\n") == disk.count("\n")
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    newline = "\r\n" if crlf or disk.endswith("\r\n") else "\n"
+    if text and disk.endswith("\n") and not text.endswith("\n"):
+        text += newline
+    return text

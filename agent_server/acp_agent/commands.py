@@ -1,4 +1,4 @@
-"""Slash commands offered with `available_commands_update`: a prompt starting with one runs it, not a model turn.
+"""Slash commands offered with `available_commands_update`: a prompt with one runs it, not a model turn.
 
 Each answers with an agent message; a command that changes the session also sends the updates a client needs to
 redraw its pickers (`current_mode_update`, `config_option_update`).
@@ -116,15 +116,21 @@ COMMANDS = {
 
 
 def parse(prompt: list[acp.ContentBlock]) -> tuple[Command, str] | None:
-    """The command a prompt starts with, and its argument; None for an ordinary prompt."""
-    if not prompt or not isinstance(prompt[0], acp.TextContent):
-        return None
-    text = prompt[0].text.strip()
-    if not text.startswith("/"):
-        return None
-    name, _, arg = text[1:].partition(" ")
-    command = COMMANDS.get(name)
-    return (command, arg.strip()) if command is not None else None
+    """The command a prompt runs, and its argument; None for an ordinary prompt.
+
+    Any text block may hold it: clients put context blocks first (CodeCompanion), and after a cancel some send the
+    old prompt again before the new one, so the last block that is a command wins."""
+    for block in reversed(prompt):
+        if not isinstance(block, acp.TextContent):
+            continue
+        text = block.text.strip()
+        if not text.startswith("/"):
+            continue
+        parts = text[1:].split(maxsplit=1)
+        command = COMMANDS.get(parts[0]) if parts else None
+        if command is not None:
+            return command, parts[1].strip() if len(parts) > 1 else ""
+    return None
 
 
 def available(service: AgentService) -> list[acp.AvailableCommand]:

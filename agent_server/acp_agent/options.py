@@ -1,14 +1,17 @@
-"""Session modes and configuration options (mode, model) as ACP offers them to the user.
+"""Session modes and configuration options (mode, model, thinking, thought level) as ACP offers them to the user.
 
 The modes are the agent profiles (agent/modes.py, docs/agents.md): `code`, `ask`, `plan`, `task`, `orchestrate`
 and the user's and the workspace's own, chosen per session and remembered with it. The model list comes from the
 LLM server; while it is unreachable only the configured model is offered, so `session/new` never waits on it long.
+Thinking (a switch) and the thought level (a dropdown) set `llm.think`, like the model for every session of the
+agent process: one endpoint is shared.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from .. import acp
 from ..agents import ProfileError
@@ -47,9 +50,55 @@ async def model_names(service: AgentService) -> tuple[str | None, list[str]]:
     return current, names
 
 
-async def config_options(service: AgentService, session: Session) -> list[acp.SessionConfigOption]:
+# The thought level ACP offers -> llm.think ("auto" leaves it to the model server).
+THOUGHT_LEVELS = {"auto": "Auto (the model's default)", "low": "Low", "medium": "Medium", "high": "High"}
+
+
+def _thought_level(service: AgentService) -> str:
+    think = service.settings.llm.think
+    return think if isinstance(think, str) and think in THOUGHT_LEVELS else "auto"
+
+
+def _thinking_on(service: AgentService) -> bool:
+    return service.settings.llm.think is not False
+
+
+def set_thinking(service: AgentService, on: bool, level: str | None = None) -> None:
+    """llm.think from the switch and the level: off is False, on is the level (None = the server's default)."""
+    level = level if level is not None else _thought_level(service)
+    if not on:
+        service.settings.llm.think = False
+    else:
+        service.settings.llm.think = None if level == "auto" else level  # type: ignore[assignment]
+
+
+async def set_option(service: AgentService, session: Session, config_id: str, value: Any) -> None:
+    """`session/set_config_option`: a wrong id or value is the caller's mistake (ValueError -> invalid params)."""
+    if config_id == "thinking":
+        if not isinstance(value, bool):
+            raise ValueError("thinking is a boolean option: send true or false")
+        set_thinking(service, value)
+        return
+    if not isinstance(value, str):
+        raise ValueError(f"{config_id} takes a value id (a string)")
+    if config_id == "mode":
+        await set_mode(service, session, value)
+    elif config_id == "model":
+        _current, names = await model_names(service)
+        if names and value not in names:
+            raise ValueError(f"unknown model {value!r}; the server lists {', '.join(names)}")
+        await service.select_model(value)
+    elif config_id == "thought_level":
+        if value not in THOUGHT_LEVELS:
+            raise ValueError(f"unknown thought level {value!r}; the levels are {', '.join(THOUGHT_LEVELS)}")
+        set_thinking(service, True, value)
+    else:
+        raise ValueError(f"unknown config option {config_id!r}; the options are mode, model, thinking, thought_level")
+
+
+async def config_options(service: AgentService, session: Session) -> list[acp.AnyConfigOption]:
     modes = mode_state(service, session)
-    options = [
+    options: list[acp.AnyConfigOption] = [
         acp.SessionConfigOption(
             id="mode",
             name="Mode",
@@ -73,4 +122,23 @@ async def config_options(service: AgentService, session: Session) -> list[acp.Se
                 options=[acp.SessionConfigSelectOption(value=n, name=n) for n in names],
             )
         )
+    options.append(
+        acp.SessionConfigBoolean(
+            id="thinking",
+            name="Thinking",
+            category="thought_level",
+            description="Let the model reason before it answers (models that can), in every session of this agent",
+            current_value=_thinking_on(service),
+        )
+    )
+    options.append(
+        acp.SessionConfigOption(
+            id="thought_level",
+            name="Thought level",
+            category="thought_level",
+            description="How much the model reasons (models with reasoning effort); choosing one turns thinking on",
+            current_value=_thought_level(service),
+            options=[acp.SessionConfigSelectOption(value=k, name=v) for k, v in THOUGHT_LEVELS.items()],
+        )
+    )
     return options

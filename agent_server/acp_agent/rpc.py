@@ -16,6 +16,8 @@ from typing import Any, Protocol
 import orjson
 from pydantic import ValidationError
 
+from .. import wire_trace
+
 log = logging.getLogger(__name__)
 
 INVALID_PARAMS = -32602
@@ -77,6 +79,7 @@ class Connection:
     # --- sending ----------------------------------------------------------------------------------------
 
     def send(self, message: dict[str, Any]) -> None:
+        wire_trace.trace("acp", "agent->client", message)
         try:
             self._write(orjson.dumps(message) + b"\n")
         except (BrokenPipeError, ConnectionResetError):
@@ -134,6 +137,7 @@ class Connection:
                 await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def handle_line(self, line: bytes) -> None:
+        wire_trace.trace("acp", "client->agent", line)
         try:
             message = orjson.loads(line)
         except orjson.JSONDecodeError as exc:

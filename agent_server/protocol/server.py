@@ -18,7 +18,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage, default_converter
 from pygls.protocol.language_server import LanguageServerProtocol
 
-from .. import __version__
+from .. import __version__, wire_trace
 from ..config import Settings
 from ..config_layers import LoadResult
 from ..errors import StoreError
@@ -57,6 +57,11 @@ class AgentProtocol(LanguageServerProtocol):
         """pygls's, with orjson (UTF-8, byte Content-Length); anything orjson refuses goes the stdlib way."""
         if not data:
             return
+        if wire_trace.enabled():
+            try:
+                wire_trace.trace("lsp", "server->client", orjson.dumps(data, default=self._serialize_message))
+            except TypeError:
+                wire_trace.trace("lsp", "server->client", data)
         if self.swallow_id is not None and getattr(data, "id", None) == self.swallow_id:
             if not hasattr(data, "method"):  # the response, not a request of ours that happens to share the id
                 self.swallow_id = None

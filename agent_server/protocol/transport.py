@@ -18,6 +18,7 @@ import sys
 import threading
 from typing import Any, Protocol
 
+from .. import wire_trace
 from .inbound import INVALID_REQUEST, RpcProtocol, dispatch, error_message
 
 __all__ = ["AsyncReader", "RpcProtocol", "StdinReader", "dispatch", "open_stdin", "read_loop", "serve_stdin"]
@@ -77,6 +78,7 @@ async def read_loop(reader: AsyncReader, protocol: RpcProtocol, stop: threading.
         content_length = None
         if not body:
             break
+        wire_trace.trace("lsp", "client->server", body)
         try:
             dispatch(protocol, body)
         except Exception:

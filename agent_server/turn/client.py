@@ -66,6 +66,16 @@ class ClientTerminal(Protocol):
         ...
 
 
+class ClientQuestions(Protocol):
+    """A client that can put the model's question to the user and bring the answer back within the turn."""
+
+    async def ask_user(
+        self, session_id: str, question: str, options: list[str], tool_call_id: str | None
+    ) -> str | None:
+        """The user's answer; None when they declined or dismissed it (the question then ends the turn)."""
+        ...
+
+
 @dataclass
 class ClientFeatures:
     apply_edit: bool = False  # workspace/applyEdit
@@ -74,6 +84,7 @@ class ClientFeatures:
     work_done_progress: bool = False
     files: ClientFiles | None = None  # reads see the client's buffers, writes go through the client
     terminal: ClientTerminal | None = None  # run_command runs in the client's terminal
+    questions: ClientQuestions | None = None  # ask_question is answered within the turn
 
 
 class ProgressReporter(Protocol):

@@ -122,6 +122,7 @@ async def test_unknown_session_is_a_clear_error(start: Start, workspace: Path) -
         ("session/set_config_option", {"sessionId": "sess_nope", "configId": "mode", "value": "ask"}),
         ("session/delete", {"sessionId": "sess_nope"}),
         ("session/close", {"sessionId": "sess_nope"}),
+        ("session/fork", {"sessionId": "sess_nope", "cwd": str(workspace), "mcpServers": []}),
     ]:
         answer = await proc.call(method, params)
         assert answer["error"]["code"] == -32002, (method, answer)
@@ -142,6 +143,13 @@ async def test_bad_mode_and_option_values_are_invalid_params(start: Start, works
         ("session/set_config_option", {"sessionId": sid, "configId": "temperature", "value": "hot"}),
         ("session/new", {"cwd": "relative/dir", "mcpServers": []}),
         ("session/load", {"sessionId": sid, "cwd": "relative/dir", "mcpServers": []}),
+        ("session/set_config_option", {"sessionId": sid, "configId": "thinking", "type": "boolean", "value": "yes"}),
+        ("session/set_config_option", {"sessionId": sid, "configId": "thought_level", "value": "extreme"}),
+        ("session/set_config_option", {"sessionId": sid, "configId": "mode", "type": "boolean", "value": True}),
+        ("session/list", {"cwd": str(workspace), "cursor": "not-a-cursor"}),
+        ("session/new", {"cwd": str(workspace), "mcpServers": [], "additionalDirectories": ["relative/dir"]}),
+        ("session/new", {"cwd": str(workspace), "mcpServers": [], "additionalDirectories": [str(workspace / "nope")]}),
+        ("session/fork", {"sessionId": sid, "cwd": "relative/dir", "mcpServers": []}),
     ]:
         answer = await proc.call(method, params)
         assert answer["error"]["code"] == -32602, (method, answer)

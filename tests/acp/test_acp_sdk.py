@@ -12,12 +12,16 @@ import os
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.acp import wire
 from tests.fakes.fake_llm import FakeLLMServer, FakeModel
+
+API_KEY = "sk-test-0123456789abcdef"  # phase 3 runs with it (env and an MCP server's env): never in the trace
 
 HERE = Path(__file__).parent
 NODE = shutil.which("node")
@@ -42,6 +46,14 @@ def test_official_sdk_drives_whole_sessions(sdk_installed: Path, tmp_path: Path)
     (workspace / "notes.txt").write_text("first line\nsaved line\n")  # the client's buffer differs (see driver)
     wire_log = tmp_path / "wire.jsonl"
     models = ["qwen3:8b", "small:1b"]
+    # Phase 3's workspace: its own settings allow commands, which only a trusted workspace may do.
+    trusted = tmp_path / "trusted"
+    trusted.mkdir()
+    (trusted / ".agent-server.toml").write_text('[tools.policy]\nrun_command = "allow"\n')
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "shared.txt").write_text("shared content\n")
+    trace = tmp_path / "trace.log"
     with FakeLLMServer() as fake:
         fake.models = [FakeModel(name=n, context_length=32768) for n in models]
         config = {
@@ -68,6 +80,10 @@ def test_official_sdk_drives_whole_sessions(sdk_installed: Path, tmp_path: Path)
             "workspace": str(workspace),
             "wireLog": str(wire_log),
             "models": models,
+            "trustWorkspace": str(trusted),
+            "extraDir": str(extra),
+            "traceLog": str(trace),
+            "apiKey": API_KEY,
         }
         done = subprocess.run(
             [NODE or "node", str(HERE / "driver.mjs"), json.dumps(config)],
@@ -101,6 +117,10 @@ def test_official_sdk_drives_whole_sessions(sdk_installed: Path, tmp_path: Path)
         "WaitForTerminalExitRequest",
         "TerminalOutputRequest",
         "ReleaseTerminalRequest",
+        "CreateElicitationRequest",
+        "CreateElicitationResponse",
+        "LogoutResponse",
+        "ForkSessionResponse",
     ):
         assert seen[definition] > 0, f"the session never exercised {definition}"
 
@@ -115,3 +135,40 @@ def test_official_sdk_drives_whole_sessions(sdk_installed: Path, tmp_path: Path)
     assert diffs and diffs[0]["newText"] == "first line\nedited line\n", shown
     command = summary["commandPermission"]
     assert "echo hi-from-terminal" in json.dumps(command)
+    _check_trace(trace, recorded)
+
+
+def _check_trace(trace: Path, recorded: list[tuple[str, str]]) -> None:
+    """`--log-level DEBUG --log-file F`: every message of phase 3, both ways, in order; no key, no file text."""
+    text = trace.read_text()
+    assert API_KEY not in text
+    assert "shared content" not in text and "alpha" not in text  # files read and edited in phase 3
+    traced = [line for line in text.splitlines() if " agent_server.trace: acp " in line]
+    methods = [json.loads(line.split(" ", 6)[-1]).get("method") for line in traced]
+    for method in (
+        "initialize",
+        "session/new",
+        "session/prompt",
+        "session/update",
+        "fs/read_text_file",
+        "fs/write_text_file",
+        "elicitation/create",
+        "terminal/create",
+        "session/fork",
+        "logout",
+    ):
+        assert method in methods, f"{method} missing from the trace"
+    # Phase 3 is the last agent process: its messages are the tail of the wire log, each traced once (the order
+    # of the two directions may differ by a hair: the trace is written where each side handles the message).
+    tail = recorded[-len(traced) :]
+
+    def kinds(entries: list[tuple[str, dict[str, Any]]]) -> Counter[tuple[str, str]]:
+        return Counter((d, m.get("method") or f"answer {m.get('id')}") for d, m in entries)
+
+    wire_side = [(d, json.loads(line)) for d, line in tail]
+    trace_side = [
+        ("client->agent" if " client->agent " in line else "agent->client", json.loads(line.split(" ", 6)[-1]))
+        for line in traced
+    ]
+    assert kinds(trace_side) == kinds(wire_side)
+    assert '"text":"<' in text and " chars>" in text  # contents are shown as their length

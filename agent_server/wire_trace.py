@@ -1,0 +1,65 @@
+"""A redacted trace of every JSON-RPC message, both faces (ACP and LSP), at DEBUG on the `agent_server.trace` logger.
+
+It is what a user attaches to an interop bug report (`--log-level DEBUG --log-file F`): the shape of every message
+in order, without what must not leave the machine. Texts that may be file contents (documents, prompts, answers,
+diffs, terminal output, tool arguments that carry file text) are replaced by their length unless the user asked
+for them (`--log-content`); values that look like credentials (API keys, tokens, MCP server env and headers) are
+always masked, and the logging filter masks configured secrets on top of that.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import orjson
+
+log = logging.getLogger("agent_server.trace")
+
+# Keys whose string values may be a file's text or a conversation's: shown as their length.
+CONTENT_KEYS = frozenset(
+    {
+        "text", "content", "contents", "oldText", "newText", "old_text", "new_text", "data", "blob", "output",
+        "thinking", "insertText", "newName", "prompt", "message", "summary", "answer",
+    }
+)  # fmt: skip
+_SECRET_KEY = re.compile(r"(?i)(api[_-]?key|token|secret|password|authorization|credential|cookie)")
+# MCP servers' env and headers, as {NAME: value} or [{name, value}]: every value may be a key, whatever its name.
+_SECRET_LISTS = frozenset({"env", "headers"})
+
+show_content = False  # --log-content: keep texts whole (still without secrets)
+
+
+def enabled() -> bool:
+    return log.isEnabledFor(logging.DEBUG)
+
+
+def trace(face: str, direction: str, message: Any) -> None:
+    """Log one message (`bytes` as read or written, or the object about to be sent)."""
+    if not log.isEnabledFor(logging.DEBUG):
+        return
+    if isinstance(message, bytes | bytearray | memoryview):
+        try:
+            message = orjson.loads(message)
+        except orjson.JSONDecodeError:
+            log.debug("%s %s (not JSON, %d bytes)", face, direction, len(message))
+            return
+    try:
+        shown = orjson.dumps(redact(message)).decode()
+    except TypeError:
+        shown = repr(message)[:2000]
+    log.debug("%s %s %s", face, direction, shown)
+
+
+def redact(value: Any, key: str = "", parent: str = "") -> Any:
+    if isinstance(value, dict):
+        return {k: redact(v, str(k), key) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v, key, parent) for v in value]
+    if isinstance(value, str):
+        if _SECRET_KEY.search(key) or (parent in _SECRET_LISTS and key != "name"):
+            return "***"
+        if key in CONTENT_KEYS and not show_content:
+            return f"<{len(value)} chars>"
+    return value
