@@ -19,6 +19,7 @@ from ..errors import ContextOverflowError, LLMError
 from ..llm.base import ChatRequest, GenerationOptions, Provider
 from ..messages import Message, ToolCall
 from ..tools.base import Services, Tool
+from ..turn.verify import verify
 from . import prompts
 from .analysis import analyze
 from .client import AgentClient
@@ -58,6 +59,11 @@ class Turn:
     recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], str]] | None = None
     # Called before a tool that may change files runs (after approval): takes the turn's checkpoint.
     checkpoint: Callable[[Tool, dict[str, Any]], Awaitable[None]] | None = None
+    # Called after approval, before an edit tool runs: returns what to call after it ran (the errors it introduced).
+    watch_edit: Callable[[Tool, dict[str, Any]], Awaitable[Callable[[], Awaitable[str]] | None]] | None = None
+    # The user's answers in this turn, by call (tool and arguments): the same call is not asked about twice.
+    answers: dict[str, bool] = field(default_factory=dict)
+    changed: bool = False  # a tool that may change files ran since the last verify (turn/verify.py)
     # Counters of the robustness paths, so each stays capped within the turn.
     nudges: dict[str, int] = field(default_factory=dict)
     repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again
@@ -121,7 +127,11 @@ async def run_turn(turn: Turn) -> StopReason:
             await final_summary(turn)
             return "end_turn"
         if nudge is None:
-            return "end_turn"
+            if (failed := await verify(turn)) is None:
+                return "end_turn"
+            # agent.verify_command failed (its card shows the output): the output goes back to the model.
+            await turn.record(Message(role="user", content=failed, meta={"nudge": True, "verify": True}))
+            continue
         await turn.record(Message(role="user", content=nudge, meta={"nudge": True}))
         await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {nudge}]\n")))
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..llm.text_tools import recover_tool_calls
 from ..messages import Message
 from ..tools.permissions import PermissionPolicy
+from ..turn.checks import edit_watcher
 from . import modes
 from .checkpointing import checkpoint_hook
 from .client import AgentClient
@@ -58,7 +59,7 @@ async def run_profiled_turn(
         model=shaped.model or model,
         settings=settings,
         tools=service.tools_for(session, profile),
-        policy=PermissionPolicy(settings.tools, service.store),
+        policy=PermissionPolicy(settings.tools, service.store, session.approvals),
         context=fresh_context(),
         record=record,
         relay=relay,
@@ -66,6 +67,7 @@ async def run_profiled_turn(
         recover_calls=recover_tool_calls,
         checkpoint=checkpoint_hook(checkpoints, session, turn_message_id, text) if checkpoints else None,
     )
+    turn.watch_edit = edit_watcher(turn)
     if profile.spec.tools and RUN_AGENT in profile.spec.tools:
 
         async def delegate(name: str, task: str, parent: str | None) -> str:
@@ -87,7 +89,7 @@ async def run_profiled_turn(
                 context,
                 parent or "",
                 tools=tools,
-                policy=PermissionPolicy(sub.settings.tools, service.store),
+                policy=PermissionPolicy(sub.settings.tools, service.store, session.approvals),
                 settings=sub.settings,
             )
             return summary

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..messages import Message
+from ..tools.permissions import InMemoryDecisionStore
 
 
 @dataclass
@@ -26,6 +27,8 @@ class Session:
     store_version: tuple[int, int] | None = None  # what this process last saw in the store (see Store.version)
     prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest
     mode: str = "code"  # the agent profile the session runs in (agent/modes.py)
+    # "Allow for this session" answers: they end with the session (in this process), unlike "always".
+    approvals: InMemoryDecisionStore = field(default_factory=InMemoryDecisionStore)
 
     @property
     def busy(self) -> bool:

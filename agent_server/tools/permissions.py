@@ -100,10 +100,21 @@ class InMemoryDecisionStore:
         return self._items.pop(decision_id, None) is not None
 
 
+SESSION_OPTION = "allow_session"
+
+
 def permission_options() -> list[acp.PermissionOption]:
-    """The four ACP choices offered for a tool call that needs approval."""
+    """The ACP choices offered for a tool call that needs approval.
+
+    ACP has no kind for "this session": `allow_session` carries kind `allow_once`, so a client that knows only the
+    kinds treats it as the weaker choice (never as a remembered "always"); it comes after `allow_once`, so a client
+    picking the first option of a kind still gets "once".
+    """
+    session = acp.PermissionOption(option_id=SESSION_OPTION, name="Allow for this session", kind="allow_once")
+    session.meta = {"scope": "session"}
     return [
         acp.PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+        session,
         acp.PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
         acp.PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
         acp.PermissionOption(option_id="reject_always", name="Always reject", kind="reject_always"),
@@ -228,9 +239,14 @@ def _deny_forms(segment: Segment) -> list[str]:
 class PermissionPolicy:
     """Decides "allow", "ask" or "deny" for a tool call; remembers "always" choices in a DecisionStore."""
 
-    def __init__(self, settings: ToolsConfig, decisions: DecisionStore) -> None:
+    def __init__(self, settings: ToolsConfig, decisions: DecisionStore, session: DecisionStore | None = None) -> None:
         self.settings = settings
         self.decisions = decisions
+        self.session = session  # "allow for this session" answers: kept in memory with the session
+
+    def _decisions(self, workspace: Path) -> list[Decision]:
+        remembered = self.decisions.list(str(workspace))
+        return remembered + self.session.list(str(workspace)) if self.session is not None else remembered
 
     def subjects(self, tool: Tool, arguments: dict[str, Any], workspace: Path) -> list[str] | None:
         """What patterns match against: command segments, a workspace-relative path, or None (the call)."""
@@ -297,7 +313,7 @@ class PermissionPolicy:
 
     def _decide(self, tool: Tool, arguments: dict[str, Any], workspace: Path) -> tuple[Policy, list[Segment]]:
         """The verdict and the segments that are not yet allowed (for a command; one pseudo-segment otherwise)."""
-        decisions = self.decisions.list(str(workspace))
+        decisions = self._decisions(workspace)
         if not (tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str)):
             subjects = self.subjects(tool, arguments, workspace)
             subject = subjects[0] if subjects else None
@@ -320,8 +336,37 @@ class PermissionPolicy:
             return "ask", pending  # a deny rule cannot be checked against a program only known when it runs
         return ("allow" if not pending else "ask"), pending
 
-    def remember(self, tool: Tool, arguments: dict[str, Any], workspace: Path | str, allow: bool) -> list[Decision]:
-        """Store an "always allow" (allow=True) or "always reject" choice for this call; returns what was stored.
+    def why(self, tool: Tool, arguments: dict[str, Any], workspace: Path | str) -> list[str]:
+        """Why this call is asked about, one reason per command segment (or for the call), for the user to read."""
+        ws = Path(workspace)
+        verdict, pending = self._decide(tool, arguments, ws)
+        if verdict != "ask":
+            return []
+        if not (tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str)):
+            subjects = self.subjects(tool, arguments, ws)
+            what = f"{tool.name} on {subjects[0]}" if subjects else tool.name
+            return [f"{what}: no rule or earlier answer allows it"]
+        segments, doubts = self._segments(arguments, ws)
+        reasons = [f"cannot be sure what runs: {doubt}" for doubt in doubts]
+        for segment in pending:
+            if segment.level == BLANKET and doubts and segment.text == str(arguments["command"]):
+                continue  # the whole text, judged because of the doubts above
+            because = "; ".join(segment.reasons) or "no rule or earlier answer allows it"
+            reasons.append(f"`{segment.text}`: {because}")
+        if not reasons and any(s.opaque for s in segments):
+            reasons.append("a deny rule cannot be checked against a program known only when it runs")
+        return reasons
+
+    def remember(
+        self,
+        tool: Tool,
+        arguments: dict[str, Any],
+        workspace: Path | str,
+        allow: bool,
+        store: DecisionStore | None = None,
+    ) -> list[Decision]:
+        """Store an "always allow" (allow=True) or "always reject" choice for this call (in `store` if given, e.g.
+        the session's); returns what was stored.
 
         Commands store, per segment not yet allowed, `program [subcommand] *` for a plain command and the exact
         text for anything else (nothing for a segment whose text does not show what runs); file tools the exact path.
@@ -343,6 +388,6 @@ class PermissionPolicy:
         stored = []
         for pattern in patterns:
             decision = Decision(id=uuid.uuid4().hex, workspace=str(ws), tool=tool.name, pattern=pattern, allow=allow)
-            self.decisions.add(decision)
+            (store or self.decisions).add(decision)
             stored.append(decision)
         return stored
