@@ -79,13 +79,13 @@ def wait_up() -> None:
 
 
 def snippets(rng: random.Random, count: int) -> list[tuple[str, str, int]]:
-    """(path, text of a 10-25 line window of a real file, target line in it)."""
+    """(path, text of a 8-18 line window of a real file, target line in it)."""
     files = sorted(p for p in (ROOT / "agent_server").rglob("*.py") if p.stat().st_size > 2000)
     picked: list[tuple[str, str, int]] = []
     while len(picked) < count:
         path = rng.choice(files)
         lines = path.read_text().splitlines()
-        size = rng.randint(10, 25)
+        size = rng.randint(8, 18)
         start = rng.randint(0, max(0, len(lines) - size))
         window = lines[start : start + size]
         candidates = [i for i, line in enumerate(window) if len(line.strip()) > 12 and line.startswith(" ")]
@@ -128,7 +128,7 @@ def main() -> None:
                 "tools": wire,
                 "temperature": 0.2,
                 "seed": index,
-                "max_tokens": 400,
+                "max_tokens": 220,
                 "tool_choice": "required",
             }
             reply = post(body)["choices"][0]["message"]
@@ -141,6 +141,8 @@ def main() -> None:
                 calls = [
                     (c.name, c.arguments) for c in recover_tool_calls(reply.get("content") or "", {"edit_file"})[0]
                 ]
+            if not calls:
+                print(f"no call: {json.dumps(reply)[:300]}", file=sys.stderr)
             for _, args in calls[:1]:
                 old, new = args.get("old_text"), args.get("new_text")
                 if not isinstance(old, str) or not isinstance(new, str) or not old:
