@@ -95,6 +95,33 @@ def snippets(rng: random.Random, count: int) -> list[tuple[str, str, int]]:
     return picked
 
 
+def edit_arguments(text: str) -> list[dict[str, Any]]:
+    """Objects with old_text and new_text anywhere in JSON the model wrote as text (under any tool name it made up)."""
+    found: list[dict[str, Any]] = []
+    decoder = json.JSONDecoder()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("old_text"), str) and isinstance(node.get("new_text"), str):
+                found.append(node)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    at = text.find("{")
+    while at >= 0:
+        try:
+            obj, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            at = text.find("{", at + 1)
+            continue
+        walk(obj)
+        at = text.find("{", end)
+    return found
+
+
 def main() -> None:
     model = sys.argv[1] if len(sys.argv) > 1 else str(MODEL)
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 60
@@ -128,7 +155,7 @@ def main() -> None:
                 "tools": wire,
                 "temperature": 0.2,
                 "seed": index,
-                "max_tokens": 220,
+                "max_tokens": 200,
                 "tool_choice": "required",
             }
             reply = post(body)["choices"][0]["message"]
@@ -141,6 +168,8 @@ def main() -> None:
                 calls = [
                     (c.name, c.arguments) for c in recover_tool_calls(reply.get("content") or "", {"edit_file"})[0]
                 ]
+            if not calls:
+                calls = [("edit_file", args) for args in edit_arguments(reply.get("content") or "")][:1]
             if not calls:
                 print(f"no call: {json.dumps(reply)[:300]}", file=sys.stderr)
             for _, args in calls[:1]:
