@@ -148,7 +148,7 @@ def main() -> None:
                 {
                     "role": "user",
                     "content": f"{task}\nThe file {name}:\n{name} (lines 1-{len(lines)} of {len(lines)})\n{numbered}",
-                },  # fmt: skip
+                },
             ]
             body = {
                 "messages": messages,
@@ -186,7 +186,7 @@ def main() -> None:
                         "old_text": old,
                         "new_text": new,
                         "exact": text.count(old) == 1,
-                    }  # fmt: skip
+                    }
                 )
             OUT.parent.mkdir(parents=True, exist_ok=True)  # after every task: a partial run still counts
             OUT.write_text(json.dumps({"model": Path(model).name, "calls": records}, indent=1) + "\n")
