@@ -118,6 +118,11 @@ class AgentConfig(Section):
     for the model family and size; tools when unmeasured)."""
     files_tokens: int = Field(default=0, ge=0, le=1_000_000)
     """Budget of the files shown in `files` format (0 = 40% of the window)."""
+    verify_command: str | None = None
+    """A command that checks the work (`pytest -q`): run when the model says it is done, under the normal approval
+    rules; its failures go back to the model (at most `verify_max` times per turn)."""
+    verify_max: int = Field(default=2, ge=0, le=10)
+    """How many times per turn a failing verify_command sends the model back to work."""
 
 
 class ToolRule(Section):
@@ -136,6 +141,14 @@ class ToolsConfig(Section):
     command_timeout_s: float = Field(default=120.0, gt=0, le=86_400)
     max_per_request: int = Field(default=15, ge=1, le=200)
     mcp_call_timeout_s: float = Field(default=60.0, gt=0, le=86_400)
+    diagnostics: bool = True
+    """After edit_file/write_file, add the errors the change introduced to the result: from the editor's language
+    servers when it reports them, else from the `lint` command for the file's language."""
+    diagnostics_timeout_s: float = Field(default=3.0, gt=0, le=60)
+    """How long the editor may wait for its language servers to settle after an edit."""
+    lint: dict[str, str] = Field(default_factory=dict)
+    """Per language (`python`, `typescript`, ... or a file extension such as `.py`), a command run after edits
+    where no editor reports diagnostics; `{file}` is the edited file. Asked like any run_command."""
 
 
 class ContextConfig(Section):

@@ -15,7 +15,7 @@ from . import acp
 from .turn.client import ClientFeatures, FileChange
 
 Approve = Literal["ask", "all", "none"]
-_CHOICES = {"y": "allow_once", "a": "allow_always", "n": "reject_once", "r": "reject_always"}
+_CHOICES = {"y": "allow_once", "s": "allow_session", "a": "allow_always", "n": "reject_once", "r": "reject_always"}
 
 
 class _Progress:
@@ -104,7 +104,10 @@ class TerminalClient:
         if self.approve == "none" or not sys.stdin.isatty():
             self.err.print(f"[yellow]declined (not interactive): {tool_call.title}[/]")
             return acp.RequestPermissionResponse(outcome=acp.SelectedOutcome(option_id="reject_once"))
-        prompt = f"Allow {tool_call.title}? [y]es once / [a]lways / [n]o / [r]eject always: "
+        why = (tool_call.meta or {}).get("why") or []
+        for reason in why if isinstance(why, list) else []:
+            self.err.print(Text(f"  asks because: {reason}", style="dim"))  # Text: command text is not markup
+        prompt = f"Allow {tool_call.title}? [y]es once / [s]ession / [a]lways / [n]o / [r]eject always: "
         answer = (await asyncio.to_thread(input, prompt)).strip().lower()[:1]
         return acp.RequestPermissionResponse(outcome=acp.SelectedOutcome(option_id=_CHOICES.get(answer, "reject_once")))
 

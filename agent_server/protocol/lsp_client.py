@@ -70,6 +70,10 @@ class LspClient:
             work_done_progress=bool(window and window.work_done_progress),
         )
         self._save_request = bool(options.get("saveDocumentsRequest"))
+        if options.get("diagnosticsRequest") is True:
+            from .lsp_diagnostics import LspDiagnostics
+
+            self.features.diagnostics = LspDiagnostics(self._server)
 
     async def session_update(self, session_id: str, update: acp.SessionUpdate) -> None:
         self.session_update_nowait(session_id, update)

@@ -19,6 +19,7 @@ from ..store import Store
 from ..tools.base import Services
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
+from ..turn.checks import edit_watcher
 from ..turn.client import AgentClient
 from ..turn.context_step import ContextStep
 from ..turn.edit_blocks import edit_calls
@@ -84,7 +85,7 @@ async def run_profiled_turn(
         model=shaped.model or model,
         settings=settings,
         tools=service.tools_for(session, profile),
-        policy=PermissionPolicy(settings.tools, service.store),
+        policy=PermissionPolicy(settings.tools, service.store, session.approvals),
         context=fresh_context(),
         record=record,
         relay=relay,
@@ -92,6 +93,7 @@ async def run_profiled_turn(
         recover_calls=_recovery(settings, session),
         checkpoint=checkpoint_hook(checkpoints, session, turn_message_id, text) if checkpoints else None,
     )
+    turn.watch_edit = edit_watcher(turn)
     if profile.spec.tools and RUN_AGENT in profile.spec.tools:
 
         async def delegate(name: str, task: str, parent: str | None) -> str:
@@ -113,7 +115,7 @@ async def run_profiled_turn(
                 context,
                 parent or "",
                 tools=tools,
-                policy=PermissionPolicy(sub.settings.tools, service.store),
+                policy=PermissionPolicy(sub.settings.tools, service.store, session.approvals),
                 settings=sub.settings,
             )
             return summary

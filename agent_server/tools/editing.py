@@ -16,6 +16,7 @@ from ..errors import SandboxError, ToolError
 from ..turn.client import FileChange, TextEdit
 from .base import ToolContext, ToolResult
 from .client_files import buffer_text, write_through_client
+from .edit_matching import find_match
 from .sandbox import FileTooLargeError, NotRegularFileError, read_regular, relative, resolve
 
 EDIT_MAX_BYTES = 16_000_000  # past this, edit_file and write_file refuse to load the file whole
@@ -124,23 +125,6 @@ async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     return _result(path, rel, old, content, f"{verb} {rel} ({lines} lines).", 0)
 
 
-def _locate(text: str, old_text: str, rel: str) -> int:
-    count = text.count(old_text)
-    if count == 0:
-        hint = ""
-        if " ".join(old_text.split()) and " ".join(old_text.split()) in " ".join(text.split()):
-            hint = " It matches if whitespace is ignored: copy the indentation and line breaks exactly."
-        raise ToolError(
-            f"old_text was not found in {rel}.{hint} "
-            "Read the file again (it may have changed) and copy the text exactly."
-        )
-    if count > 1:
-        raise ToolError(
-            f"old_text occurs {count} times in {rel}; include more surrounding lines so it matches exactly once."
-        )
-    return text.index(old_text)
-
-
 @dataclass(frozen=True)
 class Replacement:
     """edit_file's change, computed once for the permission preview and for the edit itself."""
@@ -150,9 +134,10 @@ class Replacement:
     original: str  # the text the user sees now (unsaved buffer included), line endings as they are
     text: str  # `original` with \n line endings
     at: int  # where old_text starts in `text`
-    old_text: str
+    old_text: str  # the text replaced, as it is in the file (the model's old_text may have differed, see `how`)
     new_text: str
     crlf: bool
+    how: str = "exact"  # how old_text was matched (edit_matching.Match.how)
 
     @property
     def final(self) -> str:
@@ -175,7 +160,9 @@ async def plan_edit(ctx: ToolContext, args: dict[str, Any]) -> Replacement:
     crlf = "\r\n" in original
     text = original.replace("\r\n", "\n") if crlf else original
     old_text, new_text = old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n")
-    return Replacement(path, rel, original, text, _locate(text, old_text, rel), old_text, new_text, crlf)
+    found = find_match(text, old_text, new_text, rel)
+    matched = text[found.start : found.end]
+    return Replacement(path, rel, original, text, found.start, matched, found.new_text, crlf, found.how)
 
 
 async def proposed_write(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, str | None, str]:
@@ -214,4 +201,6 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         await asyncio.to_thread(atomic_write, path, final)
     last = first_line + new_text.count("\n") + 1
     message = f"Edited {rel}: replaced 1 occurrence at line {first_line + 1} (now lines {first_line + 1}-{last})."
+    if plan.how != "exact":
+        message += f" old_text did not match exactly; it was matched by {plan.how}."
     return _result(path, rel, original, final, message, first_line)

@@ -103,10 +103,21 @@ class InMemoryDecisionStore:
         return self._items.pop(decision_id, None) is not None
 
 
+SESSION_OPTION = "allow_session"
+
+
 def permission_options() -> list[acp.PermissionOption]:
-    """The four ACP choices offered for a tool call that needs approval."""
+    """The ACP choices offered for a tool call that needs approval.
+
+    ACP has no kind for "this session": `allow_session` carries kind `allow_once`, so a client that knows only the
+    kinds treats it as the weaker choice (never as a remembered "always"); it comes after `allow_once`, so a client
+    picking the first option of a kind still gets "once".
+    """
+    session = acp.PermissionOption(option_id=SESSION_OPTION, name="Allow for this session", kind="allow_once")
+    session.meta = {"scope": "session"}
     return [
         acp.PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
+        session,
         acp.PermissionOption(option_id="allow_always", name="Always allow", kind="allow_always"),
         acp.PermissionOption(option_id="reject_once", name="Reject", kind="reject_once"),
         acp.PermissionOption(option_id="reject_always", name="Always reject", kind="reject_always"),
@@ -231,9 +242,14 @@ def _deny_forms(segment: Segment) -> list[str]:
 class PermissionPolicy:
     """Decides "allow", "ask" or "deny" for a tool call; remembers "always" choices in a DecisionStore."""
 
-    def __init__(self, settings: ToolsConfig, decisions: DecisionStore) -> None:
+    def __init__(self, settings: ToolsConfig, decisions: DecisionStore, session: DecisionStore | None = None) -> None:
         self.settings = settings
         self.decisions = decisions
+        self.session = session  # "allow for this session" answers: kept in memory with the session
+
+    def _decisions(self, workspace: Path) -> list[Decision]:
+        remembered = self.decisions.list(str(workspace))
+        return remembered + self.session.list(str(workspace)) if self.session is not None else remembered
 
     def subjects(self, tool: Tool, arguments: dict[str, Any], workspace: Path) -> list[str] | None:
         """What patterns match against: command segments, a workspace-relative path, or None (the call)."""
@@ -300,7 +316,7 @@ class PermissionPolicy:
 
     def _decide(self, tool: Tool, arguments: dict[str, Any], workspace: Path) -> tuple[Policy, list[Segment]]:
         """The verdict and the segments that are not yet allowed (for a command; one pseudo-segment otherwise)."""
-        decisions = self.decisions.list(str(workspace))
+        decisions = self._decisions(workspace)
         if not (tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str)):
             subjects = self.subjects(tool, arguments, workspace)
             subject = subjects[0] if subjects else None
@@ -337,21 +353,33 @@ class PermissionPolicy:
             return []
         out: list[str] = []
         if tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str):
-            _, doubts = self._segments(arguments, ws)
-            out += [f"always asked: {d}" for d in dict.fromkeys(doubts)]
+            segments, doubts = self._segments(arguments, ws)
+            out += [f"cannot be sure what runs: {d}" for d in dict.fromkeys(doubts)]
             for segment in pending:
                 if segment.level == BLANKET and segment.text == str(arguments["command"]) and doubts:
                     continue  # the whole text, judged only because of the doubts above
-                because = "; ".join(segment.reasons) if segment.reasons else "no allow rule matches it"
-                out.append(f"'{segment.text}': {because}")
+                because = "; ".join(segment.reasons) or "no rule or earlier answer allows it"
+                out.append(f"`{segment.text}`: {because}")
+            if not out and any(getattr(s, "opaque", False) for s in segments):
+                out.append("a deny rule cannot be checked against a program known only when it runs")
         else:
             out += [f"always asked: {r}" for s in pending for r in s.reasons]
             if not out:
-                out.append("no allow rule matches this call")
+                subjects = self.subjects(tool, arguments, ws)
+                what = f"{tool.name} on {subjects[0]}" if subjects else tool.name
+                out.append(f"{what}: no rule or earlier answer allows it")
         return out
 
-    def remember(self, tool: Tool, arguments: dict[str, Any], workspace: Path | str, allow: bool) -> list[Decision]:
-        """Store an "always allow" (allow=True) or "always reject" choice for this call; returns what was stored.
+    def remember(
+        self,
+        tool: Tool,
+        arguments: dict[str, Any],
+        workspace: Path | str,
+        allow: bool,
+        store: DecisionStore | None = None,
+    ) -> list[Decision]:
+        """Store an "always allow" (allow=True) or "always reject" choice for this call (in `store` if given, e.g.
+        the session's); returns what was stored.
 
         Commands store, per segment not yet allowed, `program [subcommand] *` for a plain command and the exact
         text for anything else (nothing for a segment whose text does not show what runs); file tools the exact path.
@@ -373,6 +401,6 @@ class PermissionPolicy:
         stored = []
         for pattern in patterns:
             decision = Decision(id=uuid.uuid4().hex, workspace=str(ws), tool=tool.name, pattern=pattern, allow=allow)
-            self.decisions.add(decision)
+            (store or self.decisions).add(decision)
             stored.append(decision)
         return stored

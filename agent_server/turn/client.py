@@ -73,6 +73,34 @@ class ClientQuestions(Protocol):
         self, session_id: str, question: str, options: list[str], tool_call_id: str | None
     ) -> str | None:
         """The user's answer; None when they declined or dismissed it (the question then ends the turn)."""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem the editor's language servers report in a file (0-based line/character, LSP style)."""
+
+    line: int
+    character: int
+    message: str
+    severity: int = 1  # LSP: 1 error, 2 warning, 3 information, 4 hint
+    source: str | None = None  # "Pyright", "ruff", ...
+    code: str | None = None
+
+
+@dataclass
+class DiagnosticsSnapshot:
+    """A file's diagnostics at one moment; `generation` counts the editor's diagnostics changes for the file."""
+
+    diagnostics: list[Diagnostic]
+    generation: int = 0
+
+
+class ClientDiagnostics(Protocol):
+    """An editor that tells what its language servers report for a file (`agent/_diagnostics`)."""
+
+    async def file_diagnostics(self, path: Path, after: int | None, timeout_s: float) -> DiagnosticsSnapshot:
+        """The diagnostics of `path` now (after=None), or once they changed since generation `after` and settled
+        (at most `timeout_s`; then as they are)."""
         ...
 
 
@@ -85,6 +113,7 @@ class ClientFeatures:
     files: ClientFiles | None = None  # reads see the client's buffers, writes go through the client
     terminal: ClientTerminal | None = None  # run_command runs in the client's terminal
     questions: ClientQuestions | None = None  # ask_question is answered within the turn
+    diagnostics: ClientDiagnostics | None = None  # the editor reports its language servers' diagnostics
 
 
 class ProgressReporter(Protocol):

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..messages import Message
+from ..tools.permissions import InMemoryDecisionStore
 from .edit_blocks import Shown
 
 
@@ -28,6 +29,8 @@ class Session:
     prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest
     mode: str = "code"  # the agent profile the session runs in (agent/modes.py)
     shown_files: list[Shown] = field(default_factory=list)  # files shown in the prompt (edit_format "files")
+    # "Allow for this session" answers: they end with the session (in this process), unlike "always".
+    approvals: InMemoryDecisionStore = field(default_factory=InMemoryDecisionStore)
 
     @property
     def busy(self) -> bool:

@@ -24,6 +24,7 @@ from .interrupted import unanswered_calls
 from .model_call import ModelReply, call_model
 from .tool_step import run_tool_call
 from .turn import StopReason, Turn
+from .verify import verify
 
 MAX_STORED_DIFF = 200_000  # characters of old + new text kept with a tool result for replay
 
@@ -97,7 +98,11 @@ async def run_turn(turn: Turn) -> StopReason:
             await final_summary(turn)
             return "end_turn"
         if nudge is None:
-            return "end_turn"
+            if (failed := await verify(turn)) is None:
+                return "end_turn"
+            # agent.verify_command failed (its card shows the output): the output goes back to the model.
+            await turn.record(Message(role="user", content=failed, meta={"nudge": True, "verify": True}))
+            continue
         await turn.record(Message(role="user", content=nudge, meta={"nudge": True}))
         await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {nudge}]\n")))
 

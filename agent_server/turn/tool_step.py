@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 UNCHANGING_KINDS = {"read", "search", "think", "fetch"}  # every other tool may change files: checkpoint first
+CHANGING_KINDS = {"edit", "delete", "move"}  # tools that surely change files
 DECLINED = "The user declined this {name} call. Do not retry it as is; adapt your approach or ask the user."
 DENIED = "Policy denies {name} here ({why}). Do not retry it; find another way or ask the user."
 
@@ -64,17 +66,26 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
         except Exception:  # a broken preview must not cost the question; ask without it
             log.exception("could not compute the preview of %s", call.name)
             shown = None
-        if not await _ask(turn, call, tool, shown):
+        key = _approval_key(call)
+        allowed = turn.answers.get(key)
+        if allowed is None:  # the same call again in this turn is not asked twice
+            allowed = turn.answers[key] = await _ask(turn, call, tool, shown)
+        if not allowed:
             result = _error(DECLINED.format(name=call.name))
             await _finish(turn, call, result, rejected=USER_REJECTION)
             return result
 
     if turn.checkpoint is not None and tool.kind not in UNCHANGING_KINDS:
         await turn.checkpoint(tool, call.arguments)  # the workspace as it was, before the turn's first change
+    after_edit = await turn.watch_edit(tool, call.arguments) if turn.watch_edit is not None else None
     await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="in_progress"))
     ctx = _context(turn)
     ctx.call_id = call.id
     result = await turn.tools.execute(ctx, call.name, call.arguments)
+    if tool.kind in CHANGING_KINDS and not result.is_error:
+        turn.changed = True  # agent.verify_command runs when the model is done
+    if after_edit is not None and not result.is_error:
+        result.text += await after_edit()  # the errors the change introduced, if any
     await _finish(turn, call, result)
     if result.plan is not None:
         await turn.relay.send(acp.PlanUpdate(entries=result.plan))
@@ -104,6 +115,10 @@ def rejection_of(result_text: str) -> Rejection | None:
         if result_text.startswith(head):
             return rejection
     return None
+
+
+def _approval_key(call: ToolCall) -> str:
+    return call.name + "\0" + json.dumps(call.arguments, sort_keys=True, default=str)
 
 
 def _context(turn: Turn) -> ToolContext:
@@ -149,8 +164,9 @@ async def _finish(turn: Turn, call: ToolCall, result: ToolResult, rejected: Reje
 
 
 async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) -> bool:
-    """Ask the user, showing the proposed change; remember "always" answers. A cancelled turn cancels the question."""
-    from ..tools.permissions import permission_options
+    """Ask the user, showing the proposed change and why it is asked; remember "always" and "this session" answers.
+    A cancelled turn cancels the question."""
+    from ..tools.permissions import SESSION_OPTION, permission_options
 
     request = acp.ToolCallUpdateFields(
         tool_call_id=call.id,
@@ -161,10 +177,14 @@ async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) ->
         raw_input=shown.raw_input if shown else call.arguments,
         locations=(shown.locations if shown else None) or _locations(turn, tool, call.arguments),
     )
-    why = turn.policy.why(tool, call.arguments, turn.session.cwd)
-    if why:  # the user sees why this call was not let through by their rules (issue 23)
-        request.meta = {"askedBecause": why}
-        if tool.name == "run_command" and request.content:
+    try:
+        why = turn.policy.why(tool, call.arguments, turn.session.cwd)
+    except Exception:  # the reason is a courtesy; the question must still be asked
+        log.exception("could not say why %s is asked about", call.name)
+        why = []
+    if why:  # why the user's rules did not let this call through: both editors show `_meta.why`
+        request.meta = {"why": why}
+        if tool.name == "run_command" and request.content:  # ACP clients without _meta show the content
             because = "Asked because:\n" + "\n".join(f"- {w}" for w in why)
             request.content = [*request.content, acp.Content(content=acp.TextContent(text=because))]
     await turn.relay.flush()
@@ -179,4 +199,6 @@ async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) ->
     option = outcome.option_id
     if option in ("allow_always", "reject_always"):
         turn.policy.remember(tool, call.arguments, turn.session.cwd, allow=option == "allow_always")
-    return option in ("allow_once", "allow_always")
+    if option == SESSION_OPTION and turn.policy.session is not None:
+        turn.policy.remember(tool, call.arguments, turn.session.cwd, allow=True, store=turn.policy.session)
+    return option in ("allow_once", SESSION_OPTION, "allow_always")

@@ -66,6 +66,11 @@ class Turn:
     recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], str]] | None = None
     # Called before a tool that may change files runs (after approval): takes the turn's checkpoint.
     checkpoint: Callable[[Tool, dict[str, Any]], Awaitable[None]] | None = None
+    # Called after approval, before an edit tool runs: returns what to call after it ran (the errors it introduced).
+    watch_edit: Callable[[Tool, dict[str, Any]], Awaitable[Callable[[], Awaitable[str]] | None]] | None = None
+    # The user's answers in this turn, by call (tool and arguments): the same call is not asked about twice.
+    answers: dict[str, bool] = field(default_factory=dict)
+    changed: bool = False  # a tool that may change files ran since the last verify (turn/verify.py)
     # Counters of the robustness paths, so each stays capped within the turn.
     nudges: dict[str, int] = field(default_factory=dict)
     repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again

@@ -169,7 +169,7 @@ async def test_files_that_make_tools_run_programs_always_ask_under_allow(
         assert not (workspace / path).exists() or "fsmonitor" not in (workspace / path).read_text(), path
     assert not (workspace / ".gitattributes").exists() and not (markers / "fsmonitor").exists()
     # The question says why, although the rules allow the tool.
-    why = [p["toolCall"].get("_meta", {}).get("askedBecause") for p in asked]
+    why = [p["toolCall"].get("_meta", {}).get("why") for p in asked]
     assert all(why) and any("configure programs" in " ".join(w) for w in why)
 
 

@@ -119,7 +119,7 @@ def test_approval_through_vim_ui_select_lets_the_agent_write(
     result = nvim.run("approval_select.lua", setup={"approval_ui": "select"})
     assert result["waited"] and result["stop_reason"] == "end_turn"
     [asked] = result["asked"]
-    assert asked["items"] == ["Allow once", "Always allow", "Reject", "Always reject"]
+    assert asked["items"] == ["Allow once", "Allow for this session", "Always allow", "Reject", "Always reject"]
     assert "hello.txt" in asked["prompt"]
     assert (workspace / "hello.txt").read_text() == "hi\n"
     chat = result["chat"]

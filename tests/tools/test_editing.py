@@ -55,11 +55,16 @@ async def test_edit_ambiguous_text_says_how_many(ctx: ToolContext, module: Path)
     assert module.read_text() == SOURCE
 
 
-async def test_edit_whitespace_hint(ctx: ToolContext, module: Path) -> None:
-    result = await registry.execute(
-        ctx, "edit_file", {"path": "calc.py", "old_text": "def add(a, b):\n  return a + b", "new_text": "x"}
-    )
-    assert result.is_error and "matches if whitespace is ignored" in result.text
+async def test_edit_with_two_space_indentation_lands_reindented(ctx: ToolContext, module: Path) -> None:
+    args = {
+        "path": "calc.py",
+        "old_text": "def add(a, b):\n  return a + b",
+        "new_text": "def add(a, b):\n  return b + a",
+    }
+    result = await registry.execute(ctx, "edit_file", args)
+    assert not result.is_error, result.text
+    assert module.read_text() == SOURCE.replace("return a + b", "return b + a")
+    assert "matched by indentation" in result.text
 
 
 async def test_edit_through_the_editor_uses_the_unsaved_buffer(

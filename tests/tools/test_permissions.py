@@ -164,10 +164,11 @@ def test_split_segments() -> None:
         split_segments('echo "open')
 
 
-def test_permission_options_are_the_four_acp_choices() -> None:
+def test_permission_options_are_the_acp_choices_and_this_session() -> None:
     options = permission_options()
     assert [(o.option_id, o.kind) for o in options] == [
         ("allow_once", "allow_once"),
+        ("allow_session", "allow_once"),  # ACP has no session kind: the weaker "once" for clients that only know kinds
         ("allow_always", "allow_always"),
         ("reject_once", "reject_once"),
         ("reject_always", "reject_always"),
@@ -212,3 +213,25 @@ def test_always_allow_is_no_broader_than_what_was_approved(approved: str, later:
     policy.remember(TOOLS["run_command"], {"command": approved}, WS, allow=True)
     assert policy.decide(TOOLS["run_command"], {"command": approved}, WS) == "allow"
     assert policy.decide(TOOLS["run_command"], {"command": later}, WS) == "ask"
+
+
+def test_why_names_each_segment_not_yet_allowed() -> None:
+    policy = _allow_echo()
+    why = policy.why(TOOLS["run_command"], {"command": "echo hello && rm -rf build && FOO=1 make"}, WS)
+    assert why == [
+        "`rm -rf build`: no rule or earlier answer allows it",
+        "`FOO=1 make`: sets a variable for the command",
+    ]
+    assert policy.why(TOOLS["run_command"], {"command": "echo hello"}, WS) == []  # allowed: nothing to explain
+    assert policy.why(TOOLS["edit_file"], {"path": "src/a.py"}, WS) == [
+        "edit_file on src/a.py: no rule or earlier answer allows it"
+    ]
+
+
+def test_session_answers_allow_only_with_that_session_store() -> None:
+    session = InMemoryDecisionStore()
+    policy = PermissionPolicy(ToolsConfig(), InMemoryDecisionStore(), session)
+    policy.remember(TOOLS["run_command"], {"command": "make test"}, WS, allow=True, store=session)
+    assert policy.decide(TOOLS["run_command"], {"command": "make test"}, WS) == "allow"
+    other_session = PermissionPolicy(ToolsConfig(), policy.decisions, InMemoryDecisionStore())
+    assert other_session.decide(TOOLS["run_command"], {"command": "make test"}, WS) == "ask"

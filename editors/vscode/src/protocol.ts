@@ -33,8 +33,9 @@ export interface ToolCallFields {
   rawOutput?: unknown;
   content?: ToolContent[];
   locations?: { path: string; line?: number }[];
-  /** agent-server: set when the call did not run because the user or a policy rule said no. */
-  _meta?: { rejected?: Rejection; [key: string]: unknown };
+  /** agent-server: `rejected` when the call did not run because the user or a policy rule said no; `why` on a
+   * permission request: the reasons it asks, one per command segment (or for the call). */
+  _meta?: { rejected?: Rejection; why?: string[]; [key: string]: unknown };
 }
 
 export interface Rejection {
@@ -100,14 +101,15 @@ export interface LlmSettings {
   model?: string;
 }
 
-/** initializationOptions for `initialize`: only the LLM settings the user actually set, and the save opt-in. */
+/** initializationOptions for `initialize`: only the LLM settings the user actually set, and the save and diagnostics
+ * opt-ins. */
 export function initializationOptions(llm: LlmSettings): Record<string, unknown> {
   const picked: Record<string, string> = {};
   for (const key of ["provider", "baseUrl", "model"] as const) {
     const value = llm[key]?.trim();
     if (value) picked[key] = value;
   }
-  const options: Record<string, unknown> = { saveDocumentsRequest: true };
+  const options: Record<string, unknown> = { saveDocumentsRequest: true, diagnosticsRequest: true };
   if (Object.keys(picked).length > 0) options.llm = picked;
   return options;
 }

@@ -17,6 +17,7 @@ import {
   type SessionNotification,
 } from "./protocol";
 import { makeWhich, resolveServerCommand } from "./serverCommand";
+import { DIAGNOSTICS_METHOD, diagnosticsWatch, type DiagnosticsParams } from "./diagnostics";
 
 function llmSettings(): LlmSettings {
   const config = vscode.workspace.getConfiguration("agentServer");
@@ -104,6 +105,8 @@ export class AgentServer implements vscode.Disposable {
       await Promise.all(docs.map((d) => d.save()));
       return {};
     });
+    const diagnostics = diagnosticsWatch(); // created now: it must see the changes before the server asks
+    client.onRequest(DIAGNOSTICS_METHOD, (params: DiagnosticsParams) => diagnostics.answer(params));
     let initialStart = true;
     client.onDidChangeState((e) => {
       if (this.client !== client) return;

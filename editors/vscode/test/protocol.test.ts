@@ -13,9 +13,10 @@ import { makeWhich, resolveServerCommand } from "../src/serverCommand";
 test("initializationOptions carries the LLM settings that are set, and always opts in to saveDocuments", () => {
   assert.deepEqual(initializationOptions({ provider: "ollama", baseUrl: " http://127.0.0.1:11434 ", model: "" }), {
     saveDocumentsRequest: true,
+    diagnosticsRequest: true,
     llm: { provider: "ollama", baseUrl: "http://127.0.0.1:11434" },
   });
-  assert.deepEqual(initializationOptions({}), { saveDocumentsRequest: true });
+  assert.deepEqual(initializationOptions({}), { saveDocumentsRequest: true, diagnosticsRequest: true });
 });
 
 test("the pulled agentServer configuration holds only the LLM settings that are set", () => {

@@ -72,6 +72,7 @@ export function cardStatus(card: ToolCard): string {
 
 const DECISION_LABEL: Record<string, string> = {
   allow_once: "Allowed once",
+  allow_session: "Allowed for this session",
   allow_always: "Always allowed",
   reject_once: "Rejected",
   reject_always: "Always rejected",
@@ -148,7 +149,10 @@ export function renderToolCard(card: ToolCard): string {
           ` data-option="${escapeHtml(o.optionId)}">${escapeHtml(o.name)}</button>`,
       )
       .join("");
-    approval = `<div class="approval" role="group" aria-label="Approve ${escapeHtml(card.title)}">${buttons}</div>`;
+    const why = card.permission.why?.length
+      ? `<ul class="why" aria-label="Why this is asked">${card.permission.why.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>`
+      : "";
+    approval = `${why}<div class="approval" role="group" aria-label="Approve ${escapeHtml(card.title)}">${buttons}</div>`;
   } else if (card.rejected) {
     const who = card.rejected.by === "policy" ? "Rejected by a policy rule" : "Rejected";
     approval = `<div class="rejection">${escapeHtml(who)}: ${escapeHtml(card.rejected.reason)}</div>`;

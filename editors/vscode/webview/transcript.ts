@@ -21,7 +21,7 @@ export interface ToolCard {
   status: string;
   rawInput: unknown;
   content: ToolContent[];
-  permission?: { requestId: string; options: PermissionOption[] };
+  permission?: { requestId: string; options: PermissionOption[]; why?: string[] };
   decision?: string;
   /** The call did not run because the user or a policy said no: shown neutral, not as a failure. */
   rejected?: Rejection;
@@ -174,7 +174,8 @@ export class Transcript {
         break;
       case "permission": {
         const card = this.toolCard(message.toolCall);
-        card.permission = { requestId: message.requestId, options: message.options };
+        const why = message.toolCall._meta?.why;
+        card.permission = { requestId: message.requestId, options: message.options, why: Array.isArray(why) ? why : undefined };
         touch(card);
         break;
       }

@@ -4,6 +4,7 @@ local config = require('agent.config')
 local M = {}
 
 local NAME = 'agent-server'
+M.NAME = NAME
 local has_011 = vim.fn.has('nvim-0.11') == 1
 
 ---@class agent.ClientState
@@ -88,6 +89,9 @@ local function handlers()
     ['agent/_saveDocuments'] = function(_, params)
       return M.save_documents(params and params.uris or {})
     end,
+    ['agent/_diagnostics'] = function(err, params)
+      return require('agent.diagnostics').answer(err, params)
+    end,
     ['workspace/applyEdit'] = M.apply_edit,
   }
 end
@@ -167,6 +171,7 @@ end
 
 local function lsp_config(root)
   local opts = config.options
+  require('agent.diagnostics').setup() -- counts diagnostics changes from now on (agent/_diagnostics)
   return {
     name = NAME,
     cmd = opts.cmd,

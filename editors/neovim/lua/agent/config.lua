@@ -82,6 +82,7 @@ function M.init_options()
     o.llm = vim.tbl_deep_extend('force', o.llm or {}, M.options.llm)
   end
   o.saveDocumentsRequest = true
+  o.diagnosticsRequest = true -- answered by agent.diagnostics
   return o
 end
 

@@ -93,8 +93,34 @@ function M.review_lines(tool_call)
   return lines, ft
 end
 
+--- An option by its id (ACP has no kind for "this session": the server marks it by its optionId).
+function M.find_id(options, id)
+  for _, opt in ipairs(options) do
+    if opt.optionId == id then
+      return opt
+    end
+  end
+end
+
+--- Why the server asks (its `_meta.why`, one reason per command segment), as lines above the change.
+---@return string[]
+function M.why_lines(tool_call)
+  local meta = type(tool_call._meta) == 'table' and tool_call._meta or {}
+  local why = type(meta.why) == 'table' and meta.why or {}
+  if #why == 0 then
+    return {}
+  end
+  local lines = { 'Asks because:' }
+  for _, reason in ipairs(why) do
+    lines[#lines + 1] = '  - ' .. tostring(reason)
+  end
+  lines[#lines + 1] = ''
+  return lines
+end
+
 local KEYS = {
   { key = 'a', kind = 'allow_once', label = 'allow' },
+  { key = 's', id = 'allow_session', label = 'allow this session' },
   { key = 'A', kind = 'allow_always', label = 'always allow' },
   { key = 'r', kind = 'reject_once', label = 'reject' },
   { key = 'R', kind = 'reject_always', label = 'always reject' },
@@ -108,6 +134,7 @@ M.open_reviews = {}
 local function review(params, done)
   local tc = params.toolCall or {}
   local lines, ft = M.review_lines(tc)
+  lines = vim.list_extend(M.why_lines(tc), lines)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.bo[buf].bufhidden = 'wipe'
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
@@ -116,7 +143,7 @@ local function review(params, done)
   pcall(vim.api.nvim_buf_set_name, buf, 'agent://approval/' .. tostring(tc.toolCallId or buf))
   local hints, present = {}, {}
   for _, k in ipairs(KEYS) do
-    local opt = find(params.options or {}, k.kind)
+    local opt = k.id and M.find_id(params.options or {}, k.id) or (not k.id and find(params.options or {}, k.kind))
     if opt then
       present[#present + 1] = { k = k, opt = opt }
       table.insert(hints, { (' %s '):format(k.key), 'AgentApprovalKey' })

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+import { TOTAL, buildRuffLsp, editsScenarios } from "./edits.e2e.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const extRoot = resolve(here, "../..");
@@ -100,6 +101,7 @@ async function main() {
   writeFileSync(join(ws, "README.md"), "# demo project\n");
   writeFileSync(join(ws, "calc.py"), CALC);
   writeFileSync(join(ws, "greet.py"), GREET);
+  writeFileSync(join(ws, "total.py"), TOTAL);
   const env = {
     ...process.env,
     XDG_CONFIG_HOME: join(tmp, "xdg/config"),
@@ -108,6 +110,7 @@ async function main() {
     XDG_CACHE_HOME: join(tmp, "xdg/cache"),
     AGENT_SERVER_STORE__PATH: join(tmp, "agent.db"),
     EXTENSIONS_GALLERY: "{}",
+    AGENT_TEST_RUFF_PYTHON: python, // the ruff-lsp test extension's language server
   };
   const cleanups = [];
   const outcomes = [];
@@ -143,6 +146,9 @@ async function main() {
       encoding: "utf8",
     });
     if (install.status !== 0) throw new Error(`installing the vsix failed: ${install.stderr}${install.stdout}`);
+    const ruff = buildRuffLsp(here, extRoot, tmp);
+    const installRuff = spawnSync(codeServer, ["--extensions-dir", ext, "--user-data-dir", ud, "--install-extension", ruff], { env, encoding: "utf8" });
+    if (installRuff.status !== 0) throw new Error(`installing the ruff-lsp test extension failed: ${installRuff.stderr}`);
 
     const port = await freePort();
     const cs = spawn(
@@ -767,6 +773,8 @@ async function main() {
       }
       await turnEnded();
     });
+
+    await editsScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, openFile, frame: () => frame, lastAgentText });
 
     if (process.env.E2E_FINAL_SHOT) await page.screenshot({ path: join(results, "final.png") });
   } catch (err) {

@@ -1,0 +1,35 @@
+"""The verify loop: when the model says it is done after changing files, run `agent.verify_command` (a card, the
+normal approval rules) and give its failures back, at most `agent.verify_max` times per turn."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .checks import run_check
+
+if TYPE_CHECKING:
+    from .turn import Turn
+
+MAX_OUTPUT = 1500  # characters of a failing check's output given back (its end: where test runners summarize)
+
+
+async def verify(turn: Turn) -> str | None:
+    """The message that sends the model back to work, or None to end the turn (passed, off, nothing changed, or
+    the failures were already given back `verify_max` times: the last run is still shown to the user)."""
+    cfg = turn.settings.agent
+    command = (cfg.verify_command or "").strip()
+    runs = turn.nudges.get("verify", 0)
+    if not command or not turn.changed or runs > cfg.verify_max:
+        return None
+    turn.nudges["verify"] = runs + 1
+    turn.changed = False  # verify again only after the model changes something more
+    run = await run_check(turn, command, "verify")
+    if run.exit_code in (0, None) or runs >= cfg.verify_max:
+        return None
+    output = run.output.strip()
+    if len(output) > MAX_OUTPUT:
+        output = "[...]\n" + output[-MAX_OUTPUT:]
+    return (
+        f"The check `{command}` failed (exit code {run.exit_code}) after your changes. Fix the cause, then say "
+        f"you are done again.\n{output}"
+    )
