@@ -282,7 +282,7 @@ async def _put_back(path: Path, data: bytes | None, client: AgentClient | None) 
     if client is not None and text is not None and open_text is not None and client.features.apply_edit:
         # The editor has it open: an edit keeps its undo history (the user can undo the restore itself).
         end_line, end_char = end_position(open_text)
-        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, text)])
+        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, text)], base=open_text)
         if await client.apply_edit(f"Restore {path.name}", [change]):
             await client.save_documents([path])
             if _read(path) == data:
