@@ -310,7 +310,7 @@ async def _put_back(root: str, item: _Found, client: AgentClient | None) -> None
     open_text = client.open_document_text(path) if client is not None and plain else None
     if client is not None and text is not None and open_text is not None and client.features.apply_edit:
         end_line, end_char = end_position(open_text)
-        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, text)])
+        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, text)], base=open_text)
         if await client.apply_edit(f"Restore {path.name}", [change]):
             await client.save_documents([path])
             if await asyncio.to_thread(is_plain_path, root, rel) and _read(path) == data:

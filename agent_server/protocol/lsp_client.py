@@ -14,9 +14,15 @@ from pygls.lsp.server import LanguageServer
 
 from .. import acp
 from ..turn.client import ClientFeatures, FileChange, ProgressReporter
+from .positions import split_lines, to_client
 
 log = logging.getLogger(__name__)
 _tokens = itertools.count(1)
+
+
+def _position(lines: list[str], line: int, character: int, encoding: str) -> lsp.Position:
+    client_line, client_character = to_client(lines, line, character, encoding)
+    return lsp.Position(line=client_line, character=client_character)
 
 
 class LspProgress:
@@ -92,19 +98,22 @@ class LspClient:
 
     async def apply_edit(self, label: str, changes: list[FileChange]) -> bool:
         document_changes: list[Any] = []
+        negotiated = self._server.workspace.position_encoding
+        encoding = str(getattr(negotiated, "value", negotiated) or "utf-16")
         for change in changes:
             uri = change.path.as_uri()
             if change.create:
                 document_changes.append(lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(overwrite=False)))
             if change.edits:
+                lines = split_lines(self._base_text(change))
                 document_changes.append(
                     lsp.TextDocumentEdit(
                         text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
                         edits=[
                             lsp.TextEdit(
                                 range=lsp.Range(
-                                    start=lsp.Position(line=e.start_line, character=e.start_character),
-                                    end=lsp.Position(line=e.end_line, character=e.end_character),
+                                    start=_position(lines, e.start_line, e.start_character, encoding),
+                                    end=_position(lines, e.end_line, e.end_character, encoding),
                                 ),
                                 new_text=e.new_text,
                             )
@@ -122,6 +131,18 @@ class LspClient:
         if not applied:
             log.warning("the editor refused the edit %r: %s", label, getattr(result, "failure_reason", None))
         return applied
+
+    def _base_text(self, change: FileChange) -> str:
+        """The text the change's positions count in: its own base, else the open buffer, else the file on disk."""
+        if change.base is not None:
+            return change.base
+        text = self.open_document_text(change.path)
+        if text is not None:
+            return text
+        try:
+            return change.path.read_bytes().decode("utf-8", "replace")
+        except OSError:
+            return ""
 
     async def save_documents(self, paths: list[Path]) -> None:
         """Ask our own editor plugins to save; for other clients the tool writes the file itself."""

@@ -43,14 +43,11 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
-def _utf16_len(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
 def end_position(text: str) -> tuple[int, int]:
-    """The LSP position just past the last character (character in UTF-16 code units, the LSP default)."""
+    """The position just past the last character, in code points like every TextEdit (the protocol layer converts
+    it to the editor's encoding)."""
     lines = text.split("\n")
-    return len(lines) - 1, _utf16_len(lines[-1])
+    return len(lines) - 1, len(lines[-1])
 
 
 def current_text(ctx: ToolContext, path: Path, rel: str) -> str | None:
@@ -114,7 +111,7 @@ async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         change = FileChange(path=path, edits=[TextEdit(0, 0, 0, 0, content)], create=True)
     else:
         end_line, end_char = end_position(old)
-        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, content)])
+        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, content)], base=old)
     features = ctx.client.features
     if features.apply_edit and (old is not None or features.resource_operations):
         await _via_editor(ctx, path, rel, f"Write {rel}", change, content)
@@ -180,7 +177,7 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     path, rel, original, text, at, crlf = plan.path, plan.rel, plan.original, plan.text, plan.at, plan.crlf
     old_text, new_text = plan.old_text, plan.new_text
 
-    # Replace whole lines so that every position but the end of the file is at character 0 (no UTF-16 maths).
+    # Replace whole lines so that every position but the end of the file is at character 0.
     first_line = text.count("\n", 0, at)
     line_start = text.rfind("\n", 0, at) + 1
     stop = at + len(old_text)
@@ -194,7 +191,7 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         end_line, end_char = text.count("\n", 0, line_end), 0
     final = plan.final
     edit = TextEdit(first_line, 0, end_line, end_char, replacement.replace("\n", "\r\n") if crlf else replacement)
-    change = FileChange(path=path, edits=[edit])
+    change = FileChange(path=path, edits=[edit], base=original)
     if ctx.client.features.apply_edit:
         await _via_editor(ctx, path, rel, f"Edit {rel}", change, final)
     elif not await write_through_client(ctx, path, final):

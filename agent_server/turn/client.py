@@ -14,7 +14,8 @@ from .. import acp
 
 @dataclass
 class TextEdit:
-    """Replace [start, end) (0-based line/character, LSP style) with `new_text`."""
+    """Replace [start, end) with `new_text`: 0-based lines (split at \\n) and characters counted in code points (string
+    indices). The protocol layer converts them to the editor's negotiated position encoding (protocol/positions.py)."""
 
     start_line: int
     start_character: int
@@ -25,11 +26,13 @@ class TextEdit:
 
 @dataclass
 class FileChange:
-    """One file's change: `create` makes a new file; otherwise `edits` apply to the current text."""
+    """One file's change: `create` makes a new file; otherwise `edits` apply to the current text, `base` (the text the
+    edits' positions refer to; None: the open buffer or the file on disk)."""
 
     path: Path
     edits: list[TextEdit] = field(default_factory=list)
     create: bool = False
+    base: str | None = None
 
 
 class ClientFiles(Protocol):

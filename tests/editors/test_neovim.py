@@ -540,3 +540,44 @@ def test_agent_checkpoints_restore_with_the_conversation_removes_the_turn_from_c
     assert "What files are there?" in sent
     assert "WRITTEN-MARKER" not in sent and "Write hi into hello.txt" not in sent
     assert errors(result) == []
+
+
+def test_non_ascii_text_stays_exact_through_typing_agent_edits_and_rewrites(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    """Neovim counts positions in utf-8 bytes: the server must too, at the start, in the middle, after astral
+    characters and combining marks, and at the end of a last line without newline."""
+    text = "日本 start 🎉\nmid x\u0301y 🏁 tail\nlast 日本 🎉 the END 🏁"
+    (workspace / "notes.txt").write_text(text)
+    col = len("last 日本 🎉".encode())
+    typed = text.replace("🎉 the END", "🎉 typed 🐍 the END")
+    step1 = typed.replace("the END 🏁", "the end ✅ 🐍")
+    step2 = step1.replace("日本 start", "始め start").replace("x\u0301y 🏁", "ÿ 🎌")
+    step3 = "rewritten 🎌\nlast é 🏁"
+    fake_llm.script(
+        Reply.tool_call("read_file", {"path": "notes.txt"}),
+        Reply.tool_call("edit_file", {"path": "notes.txt", "old_text": "the END 🏁", "new_text": "the end ✅ 🐍"}),
+        Reply.text("edited the end"),
+        Reply.tool_call("edit_file", {"path": "notes.txt", "old_text": "日本 start", "new_text": "始め start"}),
+        Reply.tool_call("edit_file", {"path": "notes.txt", "old_text": "x\u0301y 🏁", "new_text": "ÿ 🎌"}),
+        Reply.text("edited the start and middle"),
+        Reply.tool_call("write_file", {"path": "notes.txt", "content": step3}),
+        Reply.text("rewrote it"),
+    )
+    result = nvim.run(
+        "encoding.lua",
+        setup={
+            "file": "notes.txt",
+            "type": {"line": 2, "col": col, "text": " typed 🐍"},
+            "prompts": ["Fix the end", "Fix the start", "Rewrite it"],
+        },
+    )
+    turns = result["turns"]
+    assert all(t["done"] for t in turns), turns
+    # The typed text reached the server exactly (didChange in utf-8).
+    read = [m for m in fake_llm.chat_requests()[1].json["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "🎉 typed 🐍 the END 🏁" in read
+    for turn, expected in zip(turns, [step1, step2, step3], strict=True):
+        assert "\n".join(turn["buffer"]) == expected
+        assert turn["disk"].rstrip("\n") == expected
+    assert errors(result) == []

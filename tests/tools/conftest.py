@@ -13,17 +13,12 @@ from agent_server.turn.client import ClientFeatures, FileChange, ProgressReporte
 
 
 def _offset(text: str, line: int, character: int) -> int:
-    """An LSP position (UTF-16 characters) as a string index; positions past the end clamp to the end."""
+    """A TextEdit position (characters in code points) as a string index; positions past the end clamp to the end."""
     lines = text.split("\n")
     if line >= len(lines):
         return len(text)
     start = sum(len(x) + 1 for x in lines[:line])
-    units = 0
-    for i, ch in enumerate(lines[line]):
-        if units >= character:
-            return start + i
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return start + len(lines[line])
+    return start + min(character, len(lines[line]))
 
 
 def apply_text_edits(text: str, edits: list[TextEdit]) -> str:
