@@ -117,6 +117,9 @@ class ContextConfig(Section):
     compact_to: float = Field(default=0.40, gt=0, lt=1)
     keep_pairs: int = Field(default=5, ge=1, le=10_000)
     compaction_timeout_s: float = Field(default=60.0, gt=0, le=86_400)
+    rules_tokens: int = Field(default=2000, ge=0, le=100_000)
+    """Budget of the rules files (AGENTS.md, CLAUDE.md, ...) in the system prompt; at most an eighth of the window
+    (512 tokens of a 4k window); what does not fit is cut and named. 0 = rules off. See rules-and-commands.md."""
 
 
 class IndexConfig(Section):

@@ -18,7 +18,7 @@ from ..config import Settings
 from ..errors import ContextOverflowError, LLMError
 from ..llm.base import ChatRequest, GenerationOptions, Provider
 from ..messages import Message, ToolCall
-from ..tools.base import Services, Tool
+from ..tools.base import Services, Tool, ToolResult
 from . import prompts
 from .analysis import analyze
 from .client import AgentClient
@@ -58,6 +58,10 @@ class Turn:
     recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], str]] | None = None
     # Called before a tool that may change files runs (after approval): takes the turn's checkpoint.
     checkpoint: Callable[[Tool, dict[str, Any]], Awaitable[None]] | None = None
+    # Around each call that passed validation: `before_tool` may block it (returns the reason; hooks), and
+    # `after_tool` may add to its result (scoped rules files, hooks). Both come from context_sources/ and hooks/.
+    before_tool: Callable[[Tool, ToolCall], Awaitable[str | None]] | None = None
+    after_tool: Callable[[Tool, ToolCall, ToolResult], Awaitable[ToolResult]] | None = None
     # Counters of the robustness paths, so each stays capped within the turn.
     nudges: dict[str, int] = field(default_factory=dict)
     repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from ..context_sources.session_rules import meter_meta, rules_for_turn
 from ..llm.text_tools import recover_tool_calls
 from ..messages import Message
 from ..tools.permissions import PermissionPolicy
@@ -43,11 +44,17 @@ async def run_profiled_turn(
 ) -> StopReason:
     provider, model, info = await service.provider()
     profile, settings = shaped.profile, shaped.settings
-    system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt) + shaped.system_extra
+    # The rules files sit right after the system prompt: the same bytes every round until a file changes.
+    rules, scoped = await rules_for_turn(
+        service.rules, session.cwd, settings, info, service.store.path, session.history
+    )
+    extra = shaped.system_extra + rules.text
+    system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt) + extra
 
     def fresh_context(history: Persist = persist) -> ContextStep:
         step = ContextStep(settings, system, info, provider.name, history)
-        step.system_extra = shaped.system_extra
+        step.system_extra = extra
+        step.meter_meta = meter_meta(rules)
         return step
 
     checkpoints = service.checkpoints
@@ -65,6 +72,7 @@ async def run_profiled_turn(
         services=service.services,
         recover_calls=recover_tool_calls,
         checkpoint=checkpoint_hook(checkpoints, session, turn_message_id, text) if checkpoints else None,
+        after_tool=scoped,
     )
     if profile.spec.tools and RUN_AGENT in profile.spec.tools:
 

@@ -15,6 +15,7 @@ from ..agents import Profile
 from ..checkpoints import CheckpointLimits, CheckpointService, RestoreResult
 from ..config import Settings
 from ..context import estimate_message
+from ..context_sources.rules_prompt import RulesCache
 from ..errors import AgentServerError, InvalidParamsError, SessionNotFoundError
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
@@ -66,6 +67,7 @@ class AgentService:
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
         self.checkpoints = _checkpoints(settings, self.store)
         self.modes = modes.ModeManager(self.store, lambda: self.settings.agent.mode)
+        self.rules = RulesCache()  # rules files per workspace, read again only when one changes
         self.idle = asyncio.Event()  # set while no turn runs: background work (embeddings) waits for it
         self.idle.set()
         self.indexer: IndexService | None = None
