@@ -7,6 +7,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from ..context_sources.session_rules import meter_meta, rules_for_turn
+from ..hooks import Hooks
+from ..hooks.runner import chain
 from ..llm.text_tools import recover_tool_calls
 from ..messages import Message
 from ..tools.permissions import PermissionPolicy
@@ -72,8 +74,11 @@ async def run_profiled_turn(
         services=service.services,
         recover_calls=recover_tool_calls,
         checkpoint=checkpoint_hook(checkpoints, session, turn_message_id, text) if checkpoints else None,
-        after_tool=scoped,
     )
+    hooks = Hooks(settings.hooks, session.cwd, session.id, lambda text: client.log("warning", text))
+    if hooks.active:
+        turn.before_tool = hooks.before if settings.hooks.pre_tool_use else None
+    turn.after_tool = chain(hooks.after if settings.hooks.post_tool_use else None, scoped)
     if profile.spec.tools and RUN_AGENT in profile.spec.tools:
 
         async def delegate(name: str, task: str, parent: str | None) -> str:
@@ -108,7 +113,7 @@ async def run_profiled_turn(
         turn.tools.register(run_agent_tool(callable_agents, delegate), replace=True)
     if profile.spec.kind == "orchestrate":
         spec = profile.spec
-        return await orchestrate(
+        stop = await orchestrate(
             turn,
             text,
             planner=spec.planner_model or turn.model,
@@ -116,4 +121,9 @@ async def run_profiled_turn(
             max_steps=spec.max_steps,
             fresh_context=lambda: fresh_context(_keep_nothing),
         )
-    return await run_turn(turn)
+    else:
+        stop = await run_turn(turn)
+    if settings.hooks.stop:
+        await relay.flush()
+        await hooks.stop(stop)
+    return stop
