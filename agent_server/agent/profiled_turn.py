@@ -48,7 +48,7 @@ async def run_profiled_turn(
     profile, settings = shaped.profile, shaped.settings
     # The rules files sit right after the system prompt: the same bytes every round until a file changes.
     rules, scoped = await rules_for_turn(
-        service.rules, session.cwd, settings, info, service.store.path, session.history
+        service.rules, session.cwd, settings, info, service.store.path, lambda: session.history
     )
     extra = shaped.system_extra + rules.text
     system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt) + extra
@@ -85,12 +85,12 @@ async def run_profiled_turn(
             sub = modes.setup(service.modes.catalog(session).get(name), service.settings)
             context = ContextStep(
                 sub.settings,
-                system_prompt(session.cwd, sub.settings.agent.profile, None) + sub.system_extra,
+                system_prompt(session.cwd, sub.settings.agent.profile, None) + sub.system_extra + rules.text,
                 info,
                 provider.name,
                 _keep_nothing,
             )
-            context.system_extra = sub.system_extra
+            context.system_extra = sub.system_extra + rules.text
             tools = service.tools_for(session, sub.profile)
             tools.unregister(RUN_AGENT)  # a subagent does not delegate again
             summary, _stop = await run_subturn(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,7 +53,8 @@ class ScopedRules:
     rules: list[RuleFile]
     budget: int
     trusted: bool
-    history: list[Message]
+    history: Callable[[], list[Message]]
+    """The session's history as it is now (compaction replaces the list)."""
 
     def covering(self, rel: str) -> list[RuleFile]:
         found = nested_for(self.root, rel) if rel not in ("", ".") else []
@@ -67,7 +69,7 @@ class ScopedRules:
         except (SandboxError, OSError):
             return result
         found = await asyncio.to_thread(self.covering, rel)
-        seen = shown(self.history)
+        seen = shown(self.history())
         fresh = [r for r in found if r.label not in seen]
         if not fresh:
             return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from ..config import Settings
@@ -29,7 +30,12 @@ def workspace_trusted(db_path: Path, root: Path) -> bool:
 
 
 async def rules_for_turn(
-    cache: RulesCache, root: Path, settings: Settings, info: ModelInfo | None, db_path: Path, history: list[Message]
+    cache: RulesCache,
+    root: Path,
+    settings: Settings,
+    info: ModelInfo | None,
+    db_path: Path,
+    history: Callable[[], list[Message]],
 ) -> tuple[RulesBlock, ScopedRules]:
     window = context_window(info, settings.llm.context_length)
     budget = budget_for(window, settings.context.rules_tokens)
