@@ -4,6 +4,7 @@ hook is killed at its timeout and the turn goes on; a workspace's hooks run only
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -12,11 +13,11 @@ from typing import Any
 
 from agent_server import trust
 from tests.e2e.conftest import Start, llm_options, new_session
-from tests.e2e.helpers import answer_permissions, prompt, sent_messages
+from tests.e2e.helpers import answer_permissions, prompt, prompt_params, sent_messages
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 
 HOOK = r"""
-import json, sys, time
+import json, os, sys, time
 event = json.load(sys.stdin)
 with open(sys.argv[1], "a") as log:
     log.write(json.dumps(event) + "\n")
@@ -28,6 +29,8 @@ if mode == "feedback":
     print("lint: calc.py:2 unused variable", file=sys.stderr)
     sys.exit(2)
 if mode == "sleep":
+    with open(sys.argv[1] + ".pid", "w") as f:
+        f.write(str(os.getpid()))
     time.sleep(60)
 if mode == "crash":
     print("boom", file=sys.stderr)
@@ -129,3 +132,40 @@ async def test_a_workspace_hook_runs_only_once_the_workspace_is_trusted(
     fake_llm.script(Reply.text("two"))
     assert await prompt(trusted, sid, "hi") == "end_turn"
     assert [e["hook_event_name"] for e in events(log)] == ["Stop"]
+
+
+async def test_cancelling_the_turn_stops_a_running_hook(
+    start_server: Start, workspace: Path, tmp_path: Path, fake_llm: FakeLLMServer
+) -> None:
+    log = tmp_path / "events.jsonl"
+    user_config(toml_hooks("PreToolUse", hook_command(tmp_path, log, "sleep"), timeout=120))
+    (workspace / "a.txt").write_text("alpha")
+    server = await start_server(workspace, llm_options(fake_llm))
+    sid = await new_session(server, workspace)
+    fake_llm.script(Reply.tool_call("read_file", {"path": "a.txt"}), Reply.text("done"))
+    _, fut = server.request_nowait("agent/session/prompt", prompt_params(sid, "read it"))
+    pid_file = Path(str(log) + ".pid")
+    for _ in range(200):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        await asyncio.sleep(0.05)
+    pid = int(pid_file.read_text())
+    server.notify("agent/session/cancel", {"sessionId": sid})
+    assert await asyncio.wait_for(fut, 10) == {"stopReason": "cancelled"}
+    for _ in range(100):
+        if not _alive(pid):
+            break
+        await asyncio.sleep(0.05)
+    assert not _alive(pid), "the hook was killed with the turn"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (killed, not yet reaped by the server) counts as gone.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
