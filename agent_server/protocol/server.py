@@ -25,7 +25,7 @@ from ..config import Settings
 from ..config_layers import LoadResult, load_layers
 from ..config_layers import settle_trust as settle_workspace_trust
 from ..errors import StoreError
-from . import agent_methods, checkpoint_methods
+from . import agent_methods, checkpoint_methods, command_methods
 from . import params as method_params
 from .errors import INVALID_PARAMS, REQUEST_FAILED, RpcError, to_rpc_error
 from .lsp_client import LspClient, LspProgress
@@ -319,6 +319,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
 
     checkpoint_methods.register(server)
     agent_methods.register(server)
+    command_methods.register(server)
 
     @rpc(server, "agent/_permissions/list")
     async def permissions_list(params: dict[str, Any]) -> dict[str, Any]:
