@@ -134,6 +134,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
                         return 0
                     if text.strip() in ("/exit", "/quit"):
                         return 0
+                    if text.strip() in ("/help", "/commands"):
+                        await _print_commands(service, session.id, client.err)
+                        continue
                     if not text.strip():
                         continue
                 from . import acp
@@ -151,6 +154,17 @@ def cmd_chat(args: argparse.Namespace) -> int:
         return asyncio.run(run())
     except KeyboardInterrupt:
         return 130
+
+
+async def _print_commands(service: Any, session_id: str, console: Any) -> None:
+    """The REPL's `/help`: its own commands and the custom ones (prompt files, MCP prompts), each run as `/name`."""
+    from rich.markup import escape
+
+    console.print("/exit, /quit: leave; /help, /commands: this list")
+    for command in await service.list_commands(session_id):
+        hint = f" {command['hint']}" if command["hint"] else ""
+        line = escape(f"/{command['name']}{hint}: {command['description']}")
+        console.print(f"{line} [dim]({escape(command['source'])})[/]")
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

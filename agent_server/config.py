@@ -149,6 +149,10 @@ class ToolsConfig(Section):
     lint: dict[str, str] = Field(default_factory=dict)
     """Per language (`python`, `typescript`, ... or a file extension such as `.py`), a command run after edits
     where no editor reports diagnostics; `{file}` is the edited file. Asked like any run_command."""
+    fetch_timeout_s: float = Field(default=20.0, gt=0, le=600)
+    """web_fetch: the longest wait for a page (connecting at most 10 s of it)."""
+    fetch_max_bytes: int = Field(default=2_000_000, ge=1000, le=100_000_000)
+    """web_fetch: a page is read up to this many bytes, the rest is cut (and said so)."""
 
 
 class ContextConfig(Section):
@@ -159,6 +163,9 @@ class ContextConfig(Section):
     compact_to: float = Field(default=0.40, gt=0, lt=1)
     keep_pairs: int = Field(default=5, ge=1, le=10_000)
     compaction_timeout_s: float = Field(default=60.0, gt=0, le=86_400)
+    rules_tokens: int = Field(default=2000, ge=0, le=100_000)
+    """Budget of the rules files (AGENTS.md, CLAUDE.md, ...) in the system prompt; at most an eighth of the window
+    (512 tokens of a 4k window); what does not fit is cut and named. 0 = rules off. See rules-and-commands.md."""
 
 
 class IndexConfig(Section):
@@ -192,6 +199,25 @@ class CheckpointsConfig(Section):
     """Outside git: files larger than this are not copied (so they cannot be restored)."""
 
 
+class HookSpec(Section):
+    matcher: str = "*"
+    """Tool names it runs for: a glob (`run_command`, `github__*`), alternatives with `|`; `*` = every tool.
+    Ignored by `Stop` hooks."""
+    command: str | list[str]
+    """A shell line (`sh -c`) or an argument list; gets the event as JSON on stdin (docs/rules-and-commands.md)."""
+    timeout_s: float = Field(default=10.0, gt=0, le=600)
+    """Killed after this long (its whole process group); the turn goes on as if it had not run."""
+
+
+class HooksConfig(Section):
+    pre_tool_use: list[HookSpec] = Field(default_factory=list)
+    """Before a tool call (after its arguments were checked, before approval): exit code 2 blocks it."""
+    post_tool_use: list[HookSpec] = Field(default_factory=list)
+    """After a tool call ran: exit code 2 adds its stderr to the result the model reads."""
+    stop: list[HookSpec] = Field(default_factory=list)
+    """When a turn ends."""
+
+
 class StoreConfig(Section):
     path: str | None = None
     """SQLite file; default: the user data dir (platformdirs)."""
@@ -211,6 +237,8 @@ class Settings(Section):
     checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     log: LogConfig = Field(default_factory=LogConfig)
+    hooks: HooksConfig = Field(default_factory=HooksConfig)
+    """Programs run around tool calls (`[[hooks.PreToolUse]]`, `PostToolUse`, `Stop`); a workspace's need trust."""
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """The common `mcpServers` object: {"name": {"command", "args", "env", "cwd"} | {"url", "headers"}}."""
 

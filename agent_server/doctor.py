@@ -28,6 +28,8 @@ class Report:
     embedded: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    rules: dict[str, Any] = field(default_factory=dict)
+    """The rules files the model would get now (files, tokens, budget, what is cut), for the chosen window."""
 
 
 def _row(info: ModelInfo) -> dict[str, Any]:
@@ -196,6 +198,35 @@ async def _mcp_status(settings: Settings, workspace: Path) -> list[dict[str, Any
         await manager.aclose()
 
 
+def _add_rules(report: Report, settings: Settings, workspace: Path) -> None:
+    """Which rules files a session here would get, as the server builds them (budget from the chosen window)."""
+    from .context import context_window
+    from .context_sources.rules import discover
+    from .context_sources.rules_prompt import budget_for, render
+    from .context_sources.session_rules import workspace_trusted
+
+    chosen = next((m for m in report.models if m["name"] == report.model), None)
+    window = settings.llm.context_length or (chosen or {}).get("context_length") or context_window(None)
+    budget = budget_for(window, settings.context.rules_tokens)
+    found = discover(workspace)
+    block = render(found, budget, workspace_trusted(settings.database_path(), workspace))
+    scoped = [r.label for r in found if r.scoped]
+    report.rules = {
+        "files": block.files,
+        "tokens": block.tokens,
+        "budget": budget,
+        "cut": block.cut,
+        "scoped": scoped,
+        "trusted": block.trusted,
+    }
+    text = block.summary()
+    if scoped:
+        text += f"; with the files they cover: {', '.join(scoped)} (and any nested AGENTS.md)"
+    if block.files and not block.trusted:
+        text += "; untrusted workspace: the repository's rules are marked as its author's words"
+    report.notes.append(text)
+
+
 def render(report: Report, console: Console) -> None:
     console.print(f"agent-server {report.version}")
     if report.base_url:
@@ -231,6 +262,7 @@ async def run_doctor(
     settings: Settings, workspace: Path, as_json: bool = False, config_notices: list[str] | None = None
 ) -> int:
     report = await collect(settings, workspace)
+    _add_rules(report, settings, workspace)
     # Bad settings were skipped (each alone) and risky workspace settings wait for trust: both are problems to fix.
     report.problems[:0] = config_notices or []
     if as_json:

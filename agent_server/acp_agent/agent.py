@@ -69,6 +69,8 @@ class AcpAgent:
         self._commands: dict[str, asyncio.Task[None]] = {}  # running slash commands by session, for cancel
         self._directories: dict[str, list[Path]] = {}  # live sessions' additionalDirectories
         self._trust: asyncio.Task[None] | None = None  # the workspace-trust question, asked once
+        self._advertised: dict[str, list[dict[str, Any]]] = {}  # the last available_commands_update per session
+        self._background: set[asyncio.Task[None]] = set()
 
     async def serve(self, reader: LineReader) -> None:
         try:
@@ -110,11 +112,23 @@ class AcpAgent:
         }
 
     def _after_answer(self, session: Session) -> None:
-        """The slash commands, once the client knows the session (right after the answer goes out); then the
-        workspace-trust question, if there is one and the client can be asked."""
+        """The slash commands, once the client knows the session (right after the answer goes out), again after a
+        turn when the list changed (a prompt file added, an MCP server's prompts now ready); then the workspace-trust
+        question, if there is one and the client can be asked."""
         self.client.active_session = session.id
-        update = acp.AvailableCommandsUpdate(available_commands=commands.available(self._service(None)))
-        asyncio.get_running_loop().call_soon(self.client.session_update_nowait, session.id, update)
+        service = self._service(None)
+
+        async def send() -> None:
+            listed = commands.available(service) + await commands.custom(service, session)
+            dumped = [c.dump() for c in listed]
+            if self._advertised.get(session.id) == dumped:
+                return
+            self._advertised[session.id] = dumped
+            await self.client.session_update(session.id, acp.AvailableCommandsUpdate(available_commands=listed))
+
+        task = asyncio.ensure_future(send())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
         if self._trust is None and self.client.can_elicit and self.loaded is not None and self.loaded.withheld:
             self._trust = asyncio.ensure_future(self._settle_trust())
 
@@ -258,6 +272,7 @@ class AcpAgent:
             stop = await service.prompt(request.session_id, request.prompt, self.client)
             if session.title != title:  # the first prompt names the session: clients show it in their lists
                 self.client.session_update_nowait(session.id, acp.SessionInfoUpdate(title=session.title))
+            self._after_answer(session)
             return acp.PromptResponse(stop_reason=stop).dump()
         if session.busy or request.session_id in self._commands:
             raise ValueError(f"session {request.session_id} is busy; cancel it first")

@@ -133,5 +133,24 @@ def parse(prompt: list[acp.ContentBlock]) -> tuple[Command, str] | None:
     return None
 
 
+async def custom(service: AgentService, session: Session) -> list[acp.AvailableCommand]:
+    """Prompt files and MCP prompts (docs/rules-and-commands.md); a built-in command keeps its name."""
+    from ..context_sources.session_commands import session_commands
+
+    try:
+        found = await session_commands(session.cwd, session.mcp)
+    except Exception:  # the built-in commands are still worth advertising
+        return []
+    return [
+        acp.AvailableCommand(
+            name=c.name,
+            description=c.description,
+            input=acp.UnstructuredCommandInput(hint=c.hint) if c.hint else None,
+        )
+        for c in found
+        if c.name not in COMMANDS
+    ]
+
+
 def available(service: AgentService) -> list[acp.AvailableCommand]:
     return [c.advertised() for c in COMMANDS.values() if c.name != "index" or service.indexer is not None]

@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .. import acp
 from ..config import Settings, ToolRule
@@ -82,6 +83,21 @@ _BUILTIN_ORDER = ["code", "ask", "plan", "task", "orchestrate"]
 def _order(profile: Profile) -> tuple[int, str]:
     rank = _BUILTIN_ORDER.index(profile.name) if profile.name in _BUILTIN_ORDER else len(_BUILTIN_ORDER)
     return rank, profile.name
+
+
+COPILOT_MODES = {"agent": "code", "edit": "code"}  # Copilot prompt files' `mode:` values; `ask` is ours too
+
+
+async def command_profile(manager: ModeManager, session: Session, name: str, client: Any) -> Profile | None:
+    """The profile a custom command names (`mode:` / `agent:`), from the same trust-filtered catalog as the mode
+    picker; an unknown one is reported and the session's own mode runs the turn."""
+    catalog = manager.catalog(session)
+    name = name if name in catalog.profiles else COPILOT_MODES.get(name, name)
+    try:
+        return catalog.get(name)
+    except ProfileError as exc:
+        await client.log("warning", f"{exc}; the command runs in the session's mode")
+        return None
 
 
 class ModeManager:

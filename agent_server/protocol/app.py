@@ -9,7 +9,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from . import agent_methods, checkpoint_methods, index_methods, session_methods, settings_methods
+from . import (
+    agent_methods,
+    checkpoint_methods,
+    command_methods,
+    index_methods,
+    session_methods,
+    settings_methods,
+)
 from .server import AgentLanguageServer, ExpectedErrors
 
 
@@ -19,6 +26,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
     session_methods.register(server)
     checkpoint_methods.register(server)
     agent_methods.register(server)
+    command_methods.register(server)
     settings_methods.register(server)
     index_methods.register(server)
     return server

@@ -12,6 +12,10 @@ from ..agents.subagents import RUN_AGENT, run_agent_tool
 from ..checkpoints import CheckpointService
 from ..checkpoints.hook import checkpoint_hook
 from ..config import Settings
+from ..context_sources.rules_prompt import RulesCache
+from ..context_sources.session_rules import meter_meta, rules_for_turn
+from ..hooks import Hooks
+from ..hooks.runner import chain
 from ..llm.base import ModelInfo, Provider
 from ..llm.text_tools import recover_tool_calls
 from ..messages import Message, ToolCall
@@ -40,6 +44,7 @@ class TurnHost(Protocol):
     services: Services
     checkpoints: CheckpointService | None
     modes: modes.ModeManager
+    rules: RulesCache
 
     async def provider(self, client: AgentClient | None = None) -> tuple[Provider, str, ModelInfo | None]: ...
 
@@ -70,11 +75,17 @@ async def run_profiled_turn(
 ) -> StopReason:
     provider, model, info = await service.provider(client)
     profile, settings = shaped.profile, shaped.settings
-    system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt) + shaped.system_extra
+    # The rules files sit right after the system prompt: the same bytes every round until a file changes.
+    rules, scoped = await rules_for_turn(
+        service.rules, session.cwd, settings, info, service.store.path, lambda: session.history
+    )
+    extra = shaped.system_extra + rules.text
+    system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt) + extra
 
     def fresh_context(history: Persist = persist) -> ContextStep:
         step = ContextStep(settings, system, info, provider.name, history)
-        step.system_extra = shaped.system_extra
+        step.system_extra = extra
+        step.meter_meta = meter_meta(rules)
         return step
 
     checkpoints = service.checkpoints
@@ -94,18 +105,22 @@ async def run_profiled_turn(
         checkpoint=checkpoint_hook(checkpoints, session, turn_message_id, text) if checkpoints else None,
     )
     turn.watch_edit = edit_watcher(turn)
+    hooks = Hooks(settings.hooks, session.cwd, session.id, lambda text: client.log("warning", text))
+    if hooks.active:
+        turn.before_tool = hooks.before if settings.hooks.pre_tool_use else None
+    turn.after_tool = chain(hooks.after if settings.hooks.post_tool_use else None, scoped)
     if profile.spec.tools and RUN_AGENT in profile.spec.tools:
 
         async def delegate(name: str, task: str, parent: str | None) -> str:
             sub = modes.setup(service.modes.catalog(session).get(name), service.settings)
             context = ContextStep(
                 sub.settings,
-                system_prompt(session.cwd, sub.settings.agent.profile, None) + sub.system_extra,
+                system_prompt(session.cwd, sub.settings.agent.profile, None) + sub.system_extra + rules.text,
                 info,
                 provider.name,
                 _keep_nothing,
             )
-            context.system_extra = sub.system_extra
+            context.system_extra = sub.system_extra + rules.text
             tools = service.tools_for(session, sub.profile)
             tools.unregister(RUN_AGENT)  # a subagent does not delegate again
             summary, _stop = await run_subturn(
@@ -128,7 +143,7 @@ async def run_profiled_turn(
         turn.tools.register(run_agent_tool(callable_agents, delegate), replace=True)
     if profile.spec.kind == "orchestrate":
         spec = profile.spec
-        return await orchestrate(
+        stop = await orchestrate(
             turn,
             text,
             planner=spec.planner_model or turn.model,
@@ -136,4 +151,9 @@ async def run_profiled_turn(
             max_steps=spec.max_steps,
             fresh_context=lambda: fresh_context(_keep_nothing),
         )
-    return await run_turn(turn)
+    else:
+        stop = await run_turn(turn)
+    if settings.hooks.stop:
+        await relay.flush()
+        await hooks.stop(stop)
+    return stop

@@ -16,8 +16,11 @@ from ..checkpoints import CheckpointLimits, CheckpointService, RestoreResult
 from ..checkpoints import hook as checkpointing
 from ..config import Settings
 from ..context import estimate_message
+from ..context_sources.commands import Invocation
 from ..context_sources.content import display_text, prompt_text
 from ..context_sources.hot_context import with_hot_context
+from ..context_sources.rules_prompt import RulesCache
+from ..context_sources.session_commands import invoke, session_commands
 from ..errors import AgentServerError, InvalidParamsError, SessionNotFoundError
 from ..index.service import IndexService
 from ..llm.base import ModelInfo, Provider
@@ -66,6 +69,7 @@ class AgentService:
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
         self.checkpoints = _checkpoints(settings, self.store)
         self.modes = modes.ModeManager(self.store, lambda: self.settings.agent.mode)
+        self.rules = RulesCache()  # rules files per workspace, read again only when one changes
         self.idle = asyncio.Event()  # set while no turn runs: background work (embeddings) waits for it
         self.idle.set()
         self.indexer: IndexService | None = None
@@ -326,9 +330,11 @@ class AgentService:
         session = await self.open(session_id)
         if session.busy:
             raise AgentServerError(f"session {session_id} is already running a turn; cancel it first")
-        text = prompt_text(blocks, session.roots)
+        # A leading `/command` (a prompt file or an MCP prompt) becomes its text; the user still sees what they typed.
+        expanded, invocation = await invoke(blocks, session.cwd, session.mcp)
+        text = prompt_text(expanded, session.roots)
         shown = display_text(blocks, session.roots)
-        task = asyncio.ensure_future(self._turn(session, text, client, shown))
+        task = asyncio.ensure_future(self._turn(session, text, client, shown, invocation))
         session.turn = task
         self.idle.clear()
         try:
@@ -346,7 +352,14 @@ class AgentService:
                 for provider in retired:
                     await provider.aclose()
 
-    async def _turn(self, session: Session, text: str, client: AgentClient, shown: str = "") -> acp.StopReason:
+    async def list_commands(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's custom commands (prompt files, MCP prompts) as the editors list them."""
+        session = await self.open(session_id)
+        return [c.advertised() for c in await session_commands(session.cwd, session.mcp)]
+
+    async def _turn(
+        self, session: Session, text: str, client: AgentClient, shown: str = "", invocation: Invocation | None = None
+    ) -> acp.StopReason:
         relay = UpdateRelay(client, session.id)
 
         async def record(message: Message) -> None:
@@ -368,7 +381,11 @@ class AgentService:
             session.after_turn = None
         await self._refresh(session)
         profile = self.modes.profile(session)
+        if invocation is not None and invocation.command.mode:  # the command's mode, for this turn only
+            profile = await modes.command_profile(self.modes, session, invocation.command.mode, client) or profile
         shaped = modes.setup(profile, self.settings)
+        if invocation is not None and invocation.command.model:
+            shaped = dataclasses.replace(shaped, model=invocation.command.model)
         settings = shaped.settings
         for notice in profile.notices:
             await client.log("warning", notice)

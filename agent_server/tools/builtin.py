@@ -17,6 +17,8 @@ from .reading import list_directory, read_file
 from .registry import ToolRegistry
 from .sandbox import resolve
 from .search import find_files, search_text
+from .web_fetch import host_of
+from .web_fetch import make_handler as make_web_fetch
 
 _PATH = {"type": "string", "description": "Path relative to the workspace root."}
 
@@ -234,6 +236,24 @@ def builtin_tools(config: ToolsConfig | Settings | None = None) -> list[Tool]:
             kind="think",
             default_policy="allow",
             title=lambda a: "Update plan",
+        ),
+        Tool(
+            name="web_fetch",
+            description=(
+                "Read a web page (http/https) as markdown. Long pages come in pages: pass start_line for the next. "
+                "Asks the user first unless the host is allowed."
+            ),
+            parameters=_schema(
+                {
+                    "url": {"type": "string", "description": "The full URL, e.g. 'https://docs.python.org/3/'."},
+                    "start_line": {**line, "description": "First line of the page to show (1-based)."},
+                },
+                ["url"],
+            ),
+            handler=make_web_fetch(cfg),
+            kind="fetch",
+            default_policy="ask",
+            title=lambda a: f"Fetch {host_of(str(a.get('url', ''))) or _short(str(a.get('url', '')))}",
         ),
         Tool(
             name="ask_question",

@@ -14,6 +14,7 @@ BUILTIN_TOOL_NAMES: frozenset[str] = frozenset(
         "search_text",
         "task_completion",
         "update_plan",
+        "web_fetch",
         "write_file",
     }
 )

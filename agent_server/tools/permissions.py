@@ -31,6 +31,7 @@ from .shell_parse import WRAPPERS as _SHELL_WRAPPERS
 COMMAND_TOOLS = frozenset({"run_command"})
 # Tool kinds that never change a file: a protected path (protected_paths.py) is only protected from the others.
 READ_ONLY_KINDS = frozenset({"read", "search", "think", "fetch"})
+URL_TOOLS = frozenset({"web_fetch"})  # rules and "always" answers name the URL's host (`*.python.org`)
 # Commands whose second word picks what they do: `git status` and `git push` deserve separate decisions.
 SUBCOMMAND_PROGRAMS = frozenset(
     {
@@ -128,6 +129,13 @@ def glob_match(pattern: str, subject: str) -> bool:
     if fnmatch.fnmatchcase(subject, pattern):
         return True
     return pattern.endswith(" *") and subject == pattern[:-2]
+
+
+def _host(url: object) -> str:
+    """A URL's host as rules match it; "" (matched by no pattern but a bare `*`) when it has none."""
+    from .web_fetch import host_of
+
+    return host_of(url) if isinstance(url, str) else ""
 
 
 def _escape_glob(text: str) -> str:
@@ -255,6 +263,8 @@ class PermissionPolicy:
         """What patterns match against: command segments, a workspace-relative path, or None (the call)."""
         if tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str):
             return [s.text for s in self._segments(arguments, workspace)[0]]
+        if tool.name in URL_TOOLS:
+            return [_host(arguments.get("url"))]
         path = arguments.get("path")
         if isinstance(path, str):
             return [workspace_path(workspace, path)]
@@ -394,6 +404,9 @@ class PermissionPolicy:
                     if s.text and (s.level < BLANKET or not allow)
                 )
             )
+        elif tool.name in URL_TOOLS:
+            host = _host(arguments.get("url"))
+            patterns = [_escape_glob(host)] if host else []  # no host, nothing to remember: asked again
         elif isinstance(arguments.get("path"), str):
             patterns = [_escape_glob(workspace_path(ws, arguments["path"]))]
         else:

@@ -76,7 +76,8 @@ class ContextStep:
         self._turn: Turn | None = None
         self.tight: bool | None = None  # decided at the first round: few tools and the short system prompt
         self.page_chars: int | None = None  # the tools' page budget for this round
-        self.system_extra = ""  # the agent profile's prompt, kept in the short system prompt too
+        self.system_extra = ""  # the agent profile's prompt and the rules files, kept in the short prompt too
+        self.meter_meta: dict[str, object] | None = None  # what the context meter shows beside used/size (rules)
 
     @property
     def prompt_tools(self) -> bool:
@@ -219,7 +220,9 @@ class ContextStep:
         if self._turn is None:
             return
         used = usage.prompt_tokens + usage.completion_tokens if usage.prompt_tokens else self._estimated
-        await self._turn.relay.send(acp.UsageUpdate(used=used, size=self.window))
+        update = acp.UsageUpdate(used=used, size=self.window)
+        update.meta = self.meter_meta
+        await self._turn.relay.send(update)
 
     def _summarizer(self, turn: Turn) -> Callable[[str, int], Awaitable[str]]:
         provider, model = turn.provider, turn.model

@@ -65,6 +65,10 @@ async def preview(ctx: ToolContext, tool: Tool, args: dict[str, Any]) -> Preview
             content=[acp.Content(content=acp.TextContent(text=text))],
             locations=[acp.ToolCallLocation(path=str(cwd))],
         )
+    elif tool.name == "web_fetch":
+        from ..tools.web_fetch import fetch_preview
+
+        return Preview(raw_input=args, content=[acp.Content(content=acp.TextContent(text=fetch_preview(args)))])
     else:
         return None
     shown.raw_input = args

@@ -23,6 +23,7 @@ UNCHANGING_KINDS = {"read", "search", "think", "fetch"}  # every other tool may 
 CHANGING_KINDS = {"edit", "delete", "move"}  # tools that surely change files
 DECLINED = "The user declined this {name} call. Do not retry it as is; adapt your approach or ask the user."
 DENIED = "Policy denies {name} here ({why}). Do not retry it; find another way or ask the user."
+BLOCKED = "A hook of the user blocked this {name} call: {why}. Do not retry it as is."
 
 
 def _error(text: str) -> ToolResult:
@@ -51,6 +52,10 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
         await _finish(turn, call, result)
         return result
 
+    if turn.before_tool is not None and (blocked := await turn.before_tool(tool, call)) is not None:
+        result = _error(BLOCKED.format(name=call.name, why=blocked))
+        await _finish(turn, call, result, rejected=Rejection("policy", f"a hook blocked it: {blocked}"))
+        return result
     decision = turn.policy.decide(tool, call.arguments, turn.session.cwd)
     if decision == "deny":
         result = _error(DENIED.format(name=call.name, why="a deny rule matches"))
@@ -86,6 +91,8 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
         turn.changed = True  # agent.verify_command runs when the model is done
     if after_edit is not None and not result.is_error:
         result.text += await after_edit()  # the errors the change introduced, if any
+    if turn.after_tool is not None:
+        result = await turn.after_tool(tool, call, result)
     await _finish(turn, call, result)
     if result.plan is not None:
         await turn.relay.send(acp.PlanUpdate(entries=result.plan))

@@ -14,7 +14,7 @@ from .. import acp
 from ..config import Settings
 from ..llm.base import ChatRequest, ModelInfo, Provider, ToolSpec
 from ..messages import Message, ToolCall, Usage
-from ..tools.base import Services, Tool
+from ..tools.base import Services, Tool, ToolResult
 from .client import AgentClient
 from .guards.repeated_calls import CallRepeats
 from .live_session import Session
@@ -71,6 +71,10 @@ class Turn:
     # The user's answers in this turn, by call (tool and arguments): the same call is not asked about twice.
     answers: dict[str, bool] = field(default_factory=dict)
     changed: bool = False  # a tool that may change files ran since the last verify (turn/verify.py)
+    # Around each call that passed validation: `before_tool` may block it (returns the reason; hooks), and
+    # `after_tool` may add to its result (scoped rules files, hooks). Both come from context_sources/ and hooks/.
+    before_tool: Callable[[Tool, ToolCall], Awaitable[str | None]] | None = None
+    after_tool: Callable[[Tool, ToolCall, ToolResult], Awaitable[ToolResult]] | None = None
     # Counters of the robustness paths, so each stays capped within the turn.
     nudges: dict[str, int] = field(default_factory=dict)
     repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again

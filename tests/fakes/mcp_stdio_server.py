@@ -76,6 +76,12 @@ async def grow(name: str, ctx: Context) -> str:
     return "added"
 
 
+@server.prompt(description="Review a pull request by number.")
+def review_pr(number: str, focus: str = "correctness") -> str:
+    _record("prompt:review_pr")
+    return f"Review pull request #{number} with a focus on {focus}. (from the MCP prompt)"
+
+
 if __name__ == "__main__":
     print("fake stdio MCP server starting", file=sys.stderr, flush=True)
     server.run("stdio")

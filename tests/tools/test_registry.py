@@ -127,6 +127,7 @@ def test_builtin_tools_match_the_contract() -> None:
         "write_file": ("edit", "ask"),
         "edit_file": ("edit", "ask"),
         "run_command": ("execute", "ask"),
+        "web_fetch": ("fetch", "ask"),
         "update_plan": ("think", "allow"),
         "ask_question": ("other", "allow"),
         "task_completion": ("other", "allow"),
@@ -137,4 +138,4 @@ def test_builtin_tools_match_the_contract() -> None:
         "Read src/app.py:10-40"
     )
     assert tools["run_command"].describe({"command": "pytest -q"}) == "Run `pytest -q`"
-    assert len(default_registry().specs()) == 11
+    assert len(default_registry().specs()) == 12

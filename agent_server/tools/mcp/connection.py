@@ -10,7 +10,7 @@ import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import mcp_types as mt
 from mcp import Client, StdioServerParameters
@@ -23,6 +23,8 @@ from mcp.shared.exceptions import MCPError
 from ..base import ToolResult
 from .config import ServerConfig
 from .convert import to_tool_result
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -313,6 +315,14 @@ class ServerConnection:
         except Exception as exc:  # any transport error ends the session
             return await self._crashed(tool, _describe(exc))
         return to_tool_result(result)
+
+    async def request(self, action: Callable[[Client], Awaitable[T]], wait: bool = True) -> T | None:
+        """Any other MCP request (prompts, resources) on the live session, within the call timeout; None when the
+        server is not ready (without `wait`: not ready now). Errors propagate (MCPError, TimeoutError)."""
+        client = await self._wait_client() if wait else (self._client if self._ready.is_set() else None)
+        if client is None:
+            return None
+        return await asyncio.wait_for(action(client), self.call_timeout_s)
 
     def _timed_out(self, tool: str) -> ToolResult:
         return ToolResult(

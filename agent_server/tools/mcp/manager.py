@@ -79,6 +79,10 @@ class McpManager:
             out.extend(cached[1])
         return out
 
+    def connections(self) -> dict[str, ServerConnection]:
+        """The servers by name (for prompts and resources: tools/mcp/prompts.py)."""
+        return dict(self._connections)
+
     def status(self) -> list[ServerStatus]:
         out = list(self._broken.values())
         for conn in self._connections.values():

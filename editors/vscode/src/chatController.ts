@@ -1,5 +1,6 @@
 /** The chat's brain in the extension host: sessions, prompts, stop, permissions; no `vscode` import (unit-tested). */
 
+import type { SlashCommand } from "./slashCommands";
 import type { FromWebview, Mention, ToWebview } from "./messages";
 import { mergeProfiles, type AgentProfileInfo } from "./modes";
 import {
@@ -187,6 +188,8 @@ export class ChatController {
         return this.host.editor?.openDiff(message.path, message.oldText, message.newText);
       case "openFile":
         return this.host.editor?.openFile(message.path, message.line);
+      case "listCommands":
+        return this.listCommands(reply);
       case "searchFiles": {
         const files = (await this.host.editor?.searchFiles(message.query)) ?? [];
         reply({ type: "files", query: message.query, files });
@@ -351,6 +354,19 @@ export class ChatController {
     }
     if (sessionId === this.sessionId) this.newChat();
     await this.listSessions(reply);
+  }
+
+  /** The session's slash commands; the session is created first (its MCP servers bring prompts). */
+  private async listCommands(reply: (m: ToWebview) => void): Promise<void> {
+    const rpc = this.requireRpc();
+    if (!rpc) return;
+    try {
+      const sessionId = await this.ensureSession(rpc);
+      const result = await rpc.request<{ commands: SlashCommand[] }>("agent/_commands/list", { sessionId });
+      reply({ type: "commands", commands: result.commands });
+    } catch {
+      reply({ type: "commands", commands: [] }); // completion is a convenience: typing the name still works
+    }
   }
 
   private async listSessions(reply: (m: ToWebview) => void): Promise<void> {

@@ -1,6 +1,7 @@
 /** Messages between the extension host and the chat webview (both directions). */
 
 import type { ModeState, ModelsList, PermissionOption, SessionInfo, SessionUpdate, ToolCallFields } from "./protocol";
+import type { SlashCommand } from "./slashCommands";
 
 export type ToWebview =
   | { type: "reset"; sessionId?: string; title?: string }
@@ -21,6 +22,8 @@ export type ToWebview =
   | { type: "workspace"; root: string }
   /** Files for @-mention completion, workspace-relative. */
   | { type: "files"; query: string; files: string[] }
+  /** The session's slash commands (prompt files, MCP prompts) for `/` completion. */
+  | { type: "commands"; commands: SlashCommand[] }
   /** An attachment the editor added (selection, buffer, diagnostics) shown as a chip in the composer. */
   | { type: "attach"; mention: Mention }
   | { type: "showHistory" }
@@ -46,6 +49,7 @@ export type FromWebview =
   | { type: "openDiff"; path: string; oldText?: string | null; newText: string }
   | { type: "openFile"; path: string; line?: number }
   | { type: "searchFiles"; query: string }
+  | { type: "listCommands" }
   | { type: "attachEditor"; kind: "selection" | "buffer" | "diagnostics" }
   | { type: "deleteSession"; sessionId: string }
   | { type: "retry" }

@@ -173,7 +173,18 @@ test("a stopped turn says so, and a reset clears everything", () => {
 test("usage updates drive the context meter; a replayed session shows the user's words", () => {
   const t = new Transcript();
   t.apply({ type: "update", update: { sessionUpdate: "usage_update", used: 3200, size: 32768 } });
-  assert.deepEqual(formatUsage(t.usage!), { label: "3.2k / 33k (10%)", percent: 10 });
+  assert.deepEqual(formatUsage(t.usage!), {
+    label: "3.2k / 33k (10%)",
+    percent: 10,
+    title: "Context used: 3200 of 32768 tokens",
+  });
+  // The rules files' share comes in the update's _meta: shown on the meter, named in its tooltip with what was cut.
+  const rules = { tokens: 498, files: ["AGENTS.md", "CONVENTIONS.md"], cut: ["CONVENTIONS.md (lines 25-400)"] };
+  t.apply({ type: "update", update: { sessionUpdate: "usage_update", used: 900, size: 4096, _meta: { agentServer: { rules } } } });
+  const shown = formatUsage(t.usage!);
+  assert.equal(shown.label, "900 / 4.1k (22%) · rules 498 (cut)");
+  assert.ok(shown.title.includes("Rules files: 498 tokens (AGENTS.md, CONVENTIONS.md)"), shown.title);
+  assert.ok(shown.title.includes("Cut to fit the window: CONVENTIONS.md (lines 25-400)"), shown.title);
   t.apply(chunk("user_message_chunk", "earlier "));
   t.apply(chunk("user_message_chunk", "question"));
   t.apply(chunk("agent_message_chunk", "earlier answer"));

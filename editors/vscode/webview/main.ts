@@ -1,6 +1,7 @@
 /** The chat webview: folds extension messages into the transcript and renders only what changed. */
 
 import { mentionQuery } from "../src/mentions";
+import { commandLabel, commandQuery, matchCommands, type SlashCommand } from "../src/slashCommands";
 import type { FromWebview, Mention, ToWebview } from "../src/messages";
 import { modelDescription } from "../src/models";
 import { modeLabel } from "../src/modes";
@@ -36,7 +37,11 @@ let frame = 0;
 /** Follow new output: true at the bottom, false once the user scrolls up, true again on send or "jump". */
 let follow = true;
 let mentions: Mention[] = [];
-let completion: { start: number; query: string; files: string[]; active: number } | undefined;
+/** The open completion: `@` files (`values` are paths) or `/` commands (`values` are names, `labels` shown). */
+let completion:
+  | { start: number; query: string; files: string[]; active: number; kind?: "command"; labels?: string[] }
+  | undefined;
+let commands: SlashCommand[] = [];
 
 const atBottom = (): boolean => view.scrollHeight - view.scrollTop - view.clientHeight < 40;
 
@@ -84,8 +89,9 @@ function renderChrome(): void {
   busy.hidden = !transcript.busy;
   document.body.classList.toggle("busy", transcript.busy);
   if (transcript.usage) {
-    const { label, percent } = formatUsage(transcript.usage);
+    const { label, percent, title } = formatUsage(transcript.usage);
     meter.hidden = false;
+    meter.title = title;
     $("meter-label").textContent = label;
     $("meter-fill").style.width = `${percent}%`;
     meter.classList.toggle("high", percent >= 80);
@@ -195,7 +201,7 @@ function renderCompletion(): void {
       row.className = `mention-option${i === completion!.active ? " active" : ""}`;
       row.setAttribute("role", "option");
       row.dataset.file = f;
-      row.textContent = f;
+      row.textContent = completion!.labels?.[i] ?? f;
       return row;
     }),
   );
@@ -203,6 +209,16 @@ function renderCompletion(): void {
 
 function pickFile(file: string): void {
   if (!completion) return;
+  if (completion.kind === "command") {
+    // The name only: the server expands `/name args` when the prompt is sent.
+    const caret = prompt.selectionStart;
+    prompt.value = `/${file} ${prompt.value.slice(caret).trimStart()}`;
+    prompt.setSelectionRange(file.length + 2, file.length + 2);
+    completion = undefined;
+    renderCompletion();
+    prompt.focus();
+    return;
+  }
   const caret = prompt.selectionStart;
   prompt.value = `${prompt.value.slice(0, completion.start)}@${file} ${prompt.value.slice(caret)}`;
   const at = completion.start + file.length + 2;
@@ -213,7 +229,19 @@ function pickFile(file: string): void {
   prompt.focus();
 }
 
+function showCommands(query: string): void {
+  const found = matchCommands(commands, query);
+  completion = { start: 0, query, files: found.map((c) => c.name), labels: found.map(commandLabel), active: 0, kind: "command" };
+  renderCompletion();
+}
+
 function onPromptInput(): void {
+  const slash = commandQuery(prompt.value, prompt.selectionStart);
+  if (slash) {
+    if (slash.query === "" || commands.length === 0) post({ type: "listCommands" }); // fresh at each new `/`
+    showCommands(slash.query);
+    return;
+  }
   const q = mentionQuery(prompt.value, prompt.selectionStart);
   if (!q) {
     completion = undefined;
@@ -233,6 +261,12 @@ function apply(message: ToWebview): void {
         renderCompletion();
       }
       return;
+    case "commands": {
+      commands = message.commands;
+      const slash = commandQuery(prompt.value, prompt.selectionStart);
+      if (slash) showCommands(slash.query);
+      return;
+    }
     case "attach":
       addMention(message.mention);
       return;

@@ -62,10 +62,17 @@ const STOP_TEXT: Record<string, string> = {
   refusal: "The model refused to answer.",
 };
 
+/** The context meter: tokens used of the window, and the rules files' share (usage_update `_meta`). */
+export interface Usage {
+  used: number;
+  size: number;
+  rules?: { tokens: number; files: string[]; cut: string[] };
+}
+
 export class Transcript {
   items: Item[] = [];
   busy = false;
-  usage: { used: number; size: number } | undefined;
+  usage: Usage | undefined;
   models: ModelsList | undefined;
   /** The session's modes (the header's mode button); undefined before a session exists. */
   modes: ModeState | undefined;
@@ -253,7 +260,8 @@ export class Transcript {
           case "usage_update": {
             const { used, size } = u as { used?: number; size?: number };
             if (typeof used === "number" && typeof size === "number") {
-              this.usage = { used, size };
+              const rules = (u as { _meta?: { agentServer?: { rules?: Usage["rules"] } } })._meta?.agentServer?.rules;
+              this.usage = typeof rules?.tokens === "number" ? { used, size, rules } : { used, size };
               changes.chrome = true;
             }
             break;
@@ -267,8 +275,16 @@ export class Transcript {
 }
 
 /** "3.2k / 32k (10%)" for the context meter. */
-export function formatUsage(usage: { used: number; size: number }): { label: string; percent: number } {
+export function formatUsage(usage: Usage): { label: string; percent: number; title: string } {
   const k = (n: number): string => (n >= 1000 ? `${(n / 1000).toFixed(n >= 10000 ? 0 : 1)}k` : String(n));
   const percent = usage.size > 0 ? Math.min(100, Math.round((usage.used / usage.size) * 100)) : 0;
-  return { label: `${k(usage.used)} / ${k(usage.size)} (${percent}%)`, percent };
+  let label = `${k(usage.used)} / ${k(usage.size)} (${percent}%)`;
+  let title = `Context used: ${usage.used} of ${usage.size} tokens`;
+  const rules = usage.rules;
+  if (rules) {
+    label += ` · rules ${k(rules.tokens)}${rules.cut?.length ? " (cut)" : ""}`;
+    title += `\nRules files: ${rules.tokens} tokens (${(rules.files ?? []).join(", ") || "none"})`;
+    if (rules.cut?.length) title += `\nCut to fit the window: ${rules.cut.join(", ")}`;
+  }
+  return { label, percent, title };
 }

@@ -287,7 +287,14 @@ local function set_winbar(chat)
     table.insert(parts, chat.title)
   end
   if chat.usage and chat.usage.size and chat.usage.size > 0 then
-    table.insert(parts, ('context %d%% (%d/%d)'):format(math.floor(100 * chat.usage.used / chat.usage.size), chat.usage.used, chat.usage.size))
+    local usage = ('context %d%% (%d/%d)'):format(math.floor(100 * chat.usage.used / chat.usage.size), chat.usage.used, chat.usage.size)
+    -- The rules files' share (AGENTS.md, ...), and a mark when the window forced the server to cut some.
+    local rules = vim.tbl_get(chat.usage, '_meta', 'agentServer', 'rules')
+    if type(rules) == 'table' and type(rules.tokens) == 'number' then
+      local cut = type(rules.cut) == 'table' and #rules.cut > 0 and ', cut' or ''
+      usage = usage .. (' · rules %d%s'):format(rules.tokens, cut)
+    end
+    table.insert(parts, usage)
   end
   if chat.progress then
     table.insert(parts, chat.progress)

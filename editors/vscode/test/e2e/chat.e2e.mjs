@@ -775,6 +775,52 @@ async function main() {
     });
 
     await editsScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, openFile, frame: () => frame, lastAgentText });
+    await scenario("typing / completes the server's slash commands; the expanded prompt reaches the model", async () => {
+      mkdirSync(join(ws, ".agent-server/commands"), { recursive: true });
+      writeFileSync(join(ws, ".agent-server/commands/review.md"), "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 for bugs (command R7).");
+      try {
+        await frame.fill("#prompt", "/rev");
+        const row = await until("the command in the completion list", async () => {
+          const rows = await frame.$$eval("#mention-list .mention-option", (els) => els.map((e) => e.textContent ?? ""));
+          return rows.find((r) => r.startsWith("/review"));
+        });
+        if (row !== "/review <file> — Review a file") throw new Error(`unexpected completion row: ${row}`);
+        await frame.press("#prompt", "Enter"); // picks the highlighted command, does not send
+        const picked = await frame.$eval("#prompt", (e) => e.value);
+        if (picked !== "/review ") throw new Error(`the pick left ${JSON.stringify(picked)}`);
+        await script(fake.url, [{ text: "Reviewed.", pieces: 1 }]);
+        await frame.press("#prompt", "End");
+        await frame.type("#prompt", "calc.py");
+        await frame.press("#prompt", "Enter");
+        await until("the answer", async () => (await lastAgentText(frame)).includes("Reviewed."));
+        await turnEnded();
+        const last = (await chatRequests(fake.url)).at(-1).json.messages.at(-1).content;
+        if (last !== "Review calc.py for bugs (command R7).") throw new Error(`the model got: ${last}`);
+      } finally {
+        rmSync(join(ws, ".agent-server"), { recursive: true, force: true });
+      }
+    });
+
+    await scenario("the context meter shows the rules files (AGENTS.md) and the model gets them", async () => {
+      writeFileSync(join(ws, "AGENTS.md"), "Answer like a pirate (workspace rule P1).\n");
+      try {
+        await script(fake.url, [{ text: "Arr, rules read.", pieces: 1 }]);
+        await send("Any house rules?");
+        await until("the answer", async () => (await lastAgentText(frame)).includes("Arr, rules read."));
+        await turnEnded();
+        const system = (await chatRequests(fake.url)).at(-1).json.messages[0].content;
+        if (!system.includes("(workspace rule P1)")) throw new Error(`AGENTS.md did not reach the model:\n${system}`);
+        const meter = await until("the rules on the meter", async () => {
+          const label = await frame.$eval("#meter-label", (e) => e.textContent ?? "");
+          return label.includes("· rules") && { label, title: await frame.$eval("#meter", (e) => e.title) };
+        });
+        if (!meter.title.includes("Rules files:") || !meter.title.includes("AGENTS.md")) {
+          throw new Error(`the meter's tooltip does not name the rules: ${meter.title}`);
+        }
+      } finally {
+        rmSync(join(ws, "AGENTS.md"), { force: true });
+      }
+    });
 
     if (process.env.E2E_FINAL_SHOT) await page.screenshot({ path: join(results, "final.png") });
   } catch (err) {

@@ -1,0 +1,27 @@
+"""Custom slash commands on the LSP face: `agent/_commands/list` gives the editors the session's prompt files and
+MCP prompts (name, description, argument hint, source) for their `/` completion; running one is an ordinary
+`agent/session/prompt` whose text starts with `/name` (the server expands it)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+if TYPE_CHECKING:
+    from .server import AgentLanguageServer
+
+
+class ListCommandsParams(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", strict=True)
+    session_id: str
+
+
+def register(server: AgentLanguageServer) -> None:
+    from .server import rpc
+
+    @rpc(server, "agent/_commands/list")
+    async def commands_list(params: dict[str, Any]) -> dict[str, Any]:
+        req = ListCommandsParams.model_validate(params)
+        return {"commands": await server.require_agent().list_commands(req.session_id)}
