@@ -35,7 +35,9 @@ from ..llm.base import ChatRequest, GenerationOptions, ModelInfo, Provider, Tool
 from ..llm.prompt_tool_mode import render_tool_prompt
 from ..messages import Message, TextDelta, Usage
 from ..tools.base import PAGE_CHARS
+from ..tools.lean import lean_specs
 from . import prompts
+from .session import PrefixChoice
 
 if TYPE_CHECKING:
     from .loop import Turn
@@ -77,6 +79,7 @@ class ContextStep:
         self.tight: bool | None = None  # decided at the first round: few tools and the short system prompt
         self.page_chars: int | None = None  # the tools' page budget for this round
         self.system_extra = ""  # the agent profile's prompt, kept in the short system prompt too
+        self.lean = use_lean(settings, self.window, provider_name, model_info)
 
     @property
     def prompt_tools(self) -> bool:
@@ -93,7 +96,10 @@ class ContextStep:
 
     def _system(self, turn: Turn, specs: list[ToolSpec]) -> str:
         system = self.system_prompt
-        if self.tight and self.settings.agent.system_prompt is None:
+        if self.lean and self.settings.agent.system_prompt is None:
+            system = prompts.system_prompt(turn.session.cwd, self.settings.agent.profile, None, lean=True)
+            system += self.system_extra
+        elif self.tight and self.settings.agent.system_prompt is None:
             system = prompts.system_prompt(turn.session.cwd, self.settings.agent.profile, None, short=True)
             system += self.system_extra
         if self.prompt_tools:
@@ -106,14 +112,7 @@ class ContextStep:
             self.window = turn.session.window
         cfg = self.settings.context
         reserve = answer_reserve(self.window, cfg.min_remaining)
-        specs = await self.select_tools(turn, FEW_TOOLS if self.tight else None)
-        if self.tight is None:
-            # Measured once per turn, so the prompt prefix (system prompt + tools) stays the same every round.
-            self.tight = False
-            fixed = self._fixed(self._system(turn, specs), specs)  # tools in the prompt count in prompt mode too
-            self.tight = len(specs) > FEW_TOOLS and fixed > FIXED_SHARE * (self.window - reserve)
-            if self.tight:
-                specs = await self.select_tools(turn, FEW_TOOLS)
+        specs = await self._prefix_tools(turn, reserve)
         system = self._system(turn, specs)
         never = {t for t in turn.tools.names() if getattr(turn.tools.get(t), "never_compress", False)}
         history = prune_tool_results(turn.session.history, cfg.keep_full_turns, cfg.old_result_chars, never)
@@ -126,6 +125,7 @@ class ContextStep:
             # Small windows cannot afford every tool definition: offer only the most relevant few (from now on).
             self.tight = True
             specs = await self.select_tools(turn, FEW_TOOLS)
+            self._remember(turn, specs)
             extra = 0 if self.prompt_tools else estimate_tools(specs)
             messages[0] = Message(role="system", content=self._system(turn, specs))
             self._estimated = self.counter.scale(estimate_messages(messages)) + extra
@@ -157,6 +157,32 @@ class ContextStep:
             messages = as_plain_chat(messages)
             specs = []
         return messages, specs, self._num_ctx
+
+    async def _prefix_tools(self, turn: Turn, reserve: int) -> list[ToolSpec]:
+        """The session's tools: chosen at its first round (measured against the window) and then kept, so every
+        request of the session starts with the same bytes whatever the user asks next."""
+        choice = turn.session.prefix
+        if choice is not None and choice.offered == frozenset(turn.tools.names()) and choice.lean == self.lean:
+            self.tight = choice.tight
+            named = {s.name: s for s in self._all_specs(turn)}
+            return [named[n] for n in choice.tools if n in named]
+        self.tight = False
+        specs = await self.select_tools(turn)
+        fixed = self._fixed(self._system(turn, specs), specs)  # tools in the prompt count in prompt mode too
+        self.tight = len(specs) > FEW_TOOLS and fixed > FIXED_SHARE * (self.window - reserve)
+        if self.tight:
+            specs = await self.select_tools(turn, FEW_TOOLS)
+        self._remember(turn, specs)
+        return specs
+
+    def _remember(self, turn: Turn, specs: list[ToolSpec]) -> None:
+        offered = frozenset(turn.tools.names())
+        turn.session.prefix = PrefixChoice(offered, self.lean, bool(self.tight), tuple(s.name for s in specs))
+
+    def _all_specs(self, turn: Turn) -> list[ToolSpec]:
+        if self.lean:
+            return lean_specs(turn.tools, self.settings.agent.profile == "task")
+        return turn.tools.specs()
 
     async def _fit(
         self, turn: Turn, messages: list[Message], extra: int, never: set[str], force: bool
@@ -190,7 +216,7 @@ class ContextStep:
 
     async def select_tools(self, turn: Turn, limit: int | None = None) -> list[ToolSpec]:
         """All tools, or the most relevant `tools.max_per_request` of them (loop-control tools always stay)."""
-        specs: list[ToolSpec] = turn.tools.specs()
+        specs = self._all_specs(turn)
         limit = limit or self.settings.tools.max_per_request
         if len(specs) <= limit:
             return specs
@@ -224,6 +250,17 @@ class ContextStep:
             )
 
         return summarize
+
+
+def use_lean(settings: Settings, window: int, provider_name: str, model_info: ModelInfo | None) -> bool:
+    """agent.lean_prompt: `auto` is on for small windows and local servers that read prompts slowly (Ollama,
+    llama.cpp, whose `/props` the capability probe read), where the fixed prompt is most of the wait."""
+    mode = settings.agent.lean_prompt
+    if mode != "auto":
+        return mode == "on"
+    facts = model_info.details.get("server_facts") if model_info is not None else None
+    llamacpp = isinstance(facts, dict) and facts.get("server") == "llama.cpp"
+    return window <= settings.agent.lean_window or provider_name == "ollama" or llamacpp
 
 
 def _builtin_names(turn: Turn) -> set[str]:

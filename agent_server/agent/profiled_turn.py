@@ -41,7 +41,7 @@ async def run_profiled_turn(
     persist: Persist,
     turn_message_id: int,
 ) -> StopReason:
-    provider, model, info = await service.provider()
+    provider, model, info = await service.turn_provider(session)
     profile, settings = shaped.profile, shaped.settings
     system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt) + shaped.system_extra
 

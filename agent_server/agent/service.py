@@ -18,6 +18,7 @@ from ..context import estimate_message
 from ..errors import AgentServerError, InvalidParamsError, SessionNotFoundError
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
+from ..llm.slot_cache import SlotCache, slot_cache_for
 from ..messages import Message
 from ..store import Store
 from ..tools.base import Services
@@ -61,6 +62,8 @@ class AgentService:
         self._provider_lock = asyncio.Lock()
         self._retired: list[Provider] = []  # replaced providers, closed once no turn uses them
         self._listing = 0  # list_models calls in flight (they use the provider too)
+        self._slots: SlotCache | None = None  # saved sessions' KV caches (llama.cpp with llm.slot_save_path)
+        self._saves: set[asyncio.Task[bool]] = set()
         self.store = Store(settings.database_path())
         self.tools = ToolRegistry(builtin_tools(settings), result_limit=settings.tools.result_limit)
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
@@ -112,7 +115,23 @@ class AgentService:
                 cache = StoreCapabilityCache(self.store)
                 self.services["capability_cache"] = cache  # the loop remembers what it learns (dropped tools)
                 self._provider, self._model, self._model_info = await open_provider(self.settings, cache=cache)
+                self._slots = slot_cache_for(self.settings.llm, self._provider, self._model_info)
             return self._provider, self._model, self._model_info
+
+    async def turn_provider(self, session: Session) -> tuple[Provider, str, ModelInfo | None]:
+        """The provider as a turn of `session` uses it: through the slot cache when there is one (saved sessions
+        resume warm, llm/slot_cache.py)."""
+        provider, model, info = await self.provider()
+        slots = self._slots
+        return (slots.wrap(provider, session.id) if slots is not None else provider), model, info
+
+    def _save_slot(self, session_id: str) -> None:
+        """The session went idle: save its KV cache in the background (milliseconds; never delays an answer)."""
+        if self._slots is None:
+            return
+        task = asyncio.ensure_future(self._slots.save(session_id))
+        self._saves.add(task)
+        task.add_done_callback(self._saves.discard)
 
     # --- sessions ---------------------------------------------------------------------------------------
 
@@ -186,6 +205,8 @@ class AgentService:
             return
         if session.turn is not None:
             session.turn.cancel()
+        elif self._slots is not None:
+            await self._slots.save(session_id)
         if session.mcp is not None:
             await session.mcp.aclose()
 
@@ -204,6 +225,8 @@ class AgentService:
             await session.mcp.aclose()
         await self._db(self.store.get_session, session_id)
         await self._db(self.store.delete_session, session_id)
+        if self._slots is not None:
+            self._slots.forget(session_id)
 
     async def _attach_mcp(self, session: Session, servers: list[acp.McpServer]) -> None:
         """Start the session's MCP servers (config + the client's) in the background; never blocks."""
@@ -310,7 +333,9 @@ class AgentService:
         """Drop the current provider; close its HTTP client only once no turn streams from it."""
         if self._provider is not None:
             self._retired.append(self._provider)
-        self._provider, self._model, self._model_info = None, None, None
+        if self._slots is not None:
+            await self._slots.aclose()
+        self._provider, self._model, self._model_info, self._slots = None, None, None, None
         if not any(s.busy for s in self.sessions.values()) and not self._listing:
             retired, self._retired = self._retired, []
             for provider in retired:
@@ -336,6 +361,7 @@ class AgentService:
             return "cancelled"
         finally:
             session.turn = None
+            self._save_slot(session.id)
             if not any(s.busy for s in self.sessions.values()):
                 self.idle.set()
                 retired, self._retired = self._retired, []
@@ -432,6 +458,10 @@ class AgentService:
                 await session.mcp.aclose()
         if self.indexer is not None:
             await self.indexer.aclose()
+        if self._saves:
+            await asyncio.gather(*self._saves, return_exceptions=True)
+        if self._slots is not None:
+            await self._slots.aclose()
         for provider in [*self._retired, *([self._provider] if self._provider else [])]:
             await provider.aclose()
         self.store.close()

@@ -10,6 +10,18 @@ from typing import Any
 from ..messages import Message
 
 
+@dataclass(frozen=True)
+class PrefixChoice:
+    """The tools (and prompt variant) a session's requests start with. Chosen at its first round and kept, so the
+    prompt prefix stays byte-identical across turns and the server's KV cache survives; chosen again only when the
+    offered tools change (another mode, MCP tools arriving)."""
+
+    offered: frozenset[str]  # the registry's tool names when it was chosen
+    lean: bool
+    tight: bool
+    tools: tuple[str, ...]
+
+
 @dataclass
 class Session:
     id: str
@@ -26,6 +38,7 @@ class Session:
     store_version: tuple[int, int] | None = None  # what this process last saw in the store (see Store.version)
     prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest
     mode: str = "code"  # the agent profile the session runs in (agent/modes.py)
+    prefix: PrefixChoice | None = None
 
     @property
     def busy(self) -> bool:
