@@ -33,6 +33,7 @@ from ..context.tokens import CHARS_PER_TOKEN
 from ..errors import ContextOverflowError
 from ..llm.base import ChatRequest, GenerationOptions, ModelInfo, Provider, ToolSpec
 from ..llm.prompt_tool_mode import render_tool_prompt
+from ..llm.server_facts import is_llamacpp
 from ..messages import Message, TextDelta, Usage
 from ..tools.base import PAGE_CHARS
 from ..tools.lean import lean_specs
@@ -79,6 +80,7 @@ class ContextStep:
         self.tight: bool | None = None  # decided at the first round: few tools and the short system prompt
         self.page_chars: int | None = None  # the tools' page budget for this round
         self.system_extra = ""  # the agent profile's prompt, kept in the short system prompt too
+        self.explicit_tools: set[str] = set()  # the tools the profile names: the lean prompt keeps them
         self.lean = use_lean(settings, self.window, provider_name, model_info)
 
     @property
@@ -181,7 +183,8 @@ class ContextStep:
 
     def _all_specs(self, turn: Turn) -> list[ToolSpec]:
         if self.lean:
-            return lean_specs(turn.tools, self.settings.agent.profile == "task")
+            keep = self.explicit_tools | ({"task_completion"} if self.settings.agent.profile == "task" else set())
+            return lean_specs(turn.tools, keep)
         return turn.tools.specs()
 
     async def _fit(
@@ -258,9 +261,7 @@ def use_lean(settings: Settings, window: int, provider_name: str, model_info: Mo
     mode = settings.agent.lean_prompt
     if mode != "auto":
         return mode == "on"
-    facts = model_info.details.get("server_facts") if model_info is not None else None
-    llamacpp = isinstance(facts, dict) and facts.get("server") == "llama.cpp"
-    return window <= settings.agent.lean_window or provider_name == "ollama" or llamacpp
+    return window <= settings.agent.lean_window or provider_name == "ollama" or is_llamacpp(model_info)
 
 
 def _builtin_names(turn: Turn) -> set[str]:

@@ -17,6 +17,7 @@ from .. import acp
 from ..config import Settings
 from ..errors import ContextOverflowError, LLMError
 from ..llm.base import ChatRequest, GenerationOptions, Provider
+from ..llm.server_facts import is_llamacpp
 from ..messages import Message, ToolCall
 from ..tools.base import Services, Tool
 from . import prompts
@@ -79,7 +80,7 @@ async def run_turn(turn: Turn) -> StopReason:
             request = await prepare(turn)
         reply = ModelReply(message=Message(role="assistant"))
         try:
-            await call_model(turn.provider, request, turn.relay, reply, guard=True)
+            await call_model(turn.provider, request, turn.relay, reply, guard=True, status=True)
         except asyncio.CancelledError:
             if reply.message.content or reply.message.thinking:
                 reply.message.tool_calls = []
@@ -140,6 +141,7 @@ async def prepare(turn: Turn) -> ChatRequest:
         num_ctx=num_ctx,
         think=llm.think,
         keep_alive=llm.keep_alive,
+        progress=is_llamacpp(turn.context.model_info),
     )
     return ChatRequest(model=turn.model, messages=messages, tools=specs, options=options)
 

@@ -48,6 +48,7 @@ async def run_profiled_turn(
     def fresh_context(history: Persist = persist) -> ContextStep:
         step = ContextStep(settings, system, info, provider.name, history)
         step.system_extra = shaped.system_extra
+        step.explicit_tools = set(profile.spec.tools or ())
         return step
 
     checkpoints = service.checkpoints
@@ -78,6 +79,7 @@ async def run_profiled_turn(
                 _keep_nothing,
             )
             context.system_extra = sub.system_extra
+            context.explicit_tools = set(sub.profile.spec.tools or ())
             tools = service.tools_for(session, sub.profile)
             tools.unregister(RUN_AGENT)  # a subagent does not delegate again
             summary, _stop = await run_subturn(

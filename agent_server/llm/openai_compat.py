@@ -23,6 +23,7 @@ from ..messages import (
     Finish,
     FinishReason,
     Message,
+    PromptProgress,
     StreamEvent,
     TextDelta,
     ThinkingDelta,
@@ -64,6 +65,8 @@ def build_payload(request: ChatRequest) -> dict[str, Any]:
     }
     extra = {"max_tokens": o.max_tokens, "temperature": o.temperature, "top_p": o.top_p, "seed": o.seed, "stop": o.stop}
     payload.update({k: v for k, v in extra.items() if v is not None})
+    if o.progress:
+        payload["return_progress"] = True  # llama.cpp; other servers would reject an unknown field
     if isinstance(o.think, str):
         payload["reasoning_effort"] = o.think
     elif o.think is False:
@@ -164,6 +167,16 @@ def usage_from(usage: dict[str, Any] | None, timings: dict[str, Any] | None) -> 
     )
 
 
+def prompt_progress(obj: dict[str, Any]) -> PromptProgress:
+    """llama.cpp's `prompt_progress`: {total, cache, processed, time_ms}, sent at each batch of the prompt."""
+
+    def number(key: str) -> int:
+        value = obj.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    return PromptProgress(total=number("total"), cache=number("cache"), processed=number("processed"))
+
+
 class _Turn:
     """State of one streamed completion."""
 
@@ -235,6 +248,8 @@ class _Turn:
             self.usage = usage
         if (timings := obj.get("timings")) is not None and isinstance(timings, dict):
             self.timings = timings
+        if type(progress := obj.get("prompt_progress")) is dict:
+            events.append(prompt_progress(progress))
         for choice in obj.get("choices") or ():
             if choice.get("index", 0) != 0:
                 continue

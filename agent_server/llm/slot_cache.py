@@ -32,6 +32,7 @@ from ..messages import StreamEvent
 from ._http import json_body, make_client
 from .base import ChatRequest, ModelInfo, Provider
 from .openai_compat import api_root, build_payload
+from .server_facts import is_llamacpp
 
 log = logging.getLogger(__name__)
 
@@ -172,9 +173,7 @@ class SlotCache:
 
 def slot_cache_for(llm: LLMConfig, provider: Provider, info: ModelInfo | None) -> SlotCache | None:
     """A SlotCache when the provider is a llama.cpp server and llm.slot_save_path names its --slot-save-path."""
-    facts = info.details.get("server_facts") if info is not None else None
-    llamacpp = isinstance(facts, dict) and facts.get("server") == "llama.cpp"
-    if llm.slot_save_path is None or provider.name != "openai" or not llamacpp:
+    if llm.slot_save_path is None or provider.name != "openai" or not is_llamacpp(info):
         return None
     return SlotCache(provider.base_url, Path(llm.slot_save_path).expanduser(), llm.slot_save_max_mb << 20)
 

@@ -8,6 +8,7 @@ go on), and the handlers still accept every argument of the full schema (validat
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from ..llm.base import ToolSpec
@@ -22,7 +23,7 @@ def _obj(required: list[str], **optional: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required}
 
 
-# Order is the order the model sees them in. Built-ins not listed here are left out of the lean prompt.
+# Order is the order the model sees them in.
 LEAN_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
     "read_file": ("Read a file (numbered lines).", _obj(["path"], start_line=_I, end_line=_I)),
     "list_directory": ("List a folder.", _obj([], path=_S)),
@@ -31,17 +32,22 @@ LEAN_TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
     "edit_file": ("Replace old_text (exact, once) with new_text.", _obj(["path", "old_text", "new_text"])),
     "write_file": ("Create or overwrite a file.", _obj(["path", "content"])),
     "run_command": ("Run a shell command; returns exit code and output.", _obj(["command"])),
+    "codebase_search": ("Find code by meaning or name.", _obj(["query"])),
+    "update_plan": (
+        "Record your plan (the whole list each time).",
+        _obj([], entries={"type": "array", "items": _obj(["content", "status"])}),
+    ),
+    "ask_question": ("Ask the user a question; ends your turn.", _obj(["question"])),
+    "task_completion": ("Finish the task with a summary.", _obj(["summary"])),
 }
-# Offered in the lean prompt only where the session's profile needs them (a `task` profile must end with it).
-LEAN_TASK_TOOL = ("task_completion", "Finish the task with a summary.", _obj(["summary"]))
+# Built-ins the lean prompt leaves out unless the session's profile names them (a `task` profile keeps
+# task_completion): a small model answers, plans and asks in plain text just as well.
+LEFT_OUT = frozenset({"codebase_search", "update_plan", "ask_question", "task_completion"})
 
 
-def lean_specs(registry: ToolRegistry, task: bool) -> list[ToolSpec]:
-    """The lean definitions of the built-ins the registry offers, then its other (MCP) tools as they are."""
-    names = set(registry.names())
-    specs = [ToolSpec(name, text, schema) for name, (text, schema) in LEAN_TOOLS.items() if name in names]
-    name, text, schema = LEAN_TASK_TOOL
-    if task and name in names:
-        specs.append(ToolSpec(name, text, schema))
-    others = [n for n in registry.names() if getattr(registry.get(n), "source", "builtin") != "builtin"]
-    return specs + registry.specs(others)
+def lean_specs(registry: ToolRegistry, keep: Collection[str] = ()) -> list[ToolSpec]:
+    """The tools the registry offers, lean where a lean definition exists, minus LEFT_OUT built-ins not in `keep`;
+    the lean built-ins first, in LEAN_TOOLS order, then the others (MCP, run_agent) in the registry's order."""
+    names = [n for n in registry.names() if n not in LEFT_OUT or n in keep]
+    lean = [ToolSpec(n, *LEAN_TOOLS[n]) for n in LEAN_TOOLS if n in names]
+    return lean + registry.specs([n for n in names if n not in LEAN_TOOLS])
