@@ -109,7 +109,7 @@ class SlotCache:
             record = SlotRecord.model_validate_json((self.save_dir / name).with_suffix(".json").read_bytes())
         except (OSError, ValidationError):
             return  # never saved (or a record we cannot trust): evaluate normally
-        if not (self.save_dir / name).is_file() or record.model != await self._model():
+        if record.model != await self._model():
             return
         prompt = await self._render(body)
         head = prompt[: record.prompt_chars].encode()

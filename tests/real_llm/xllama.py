@@ -120,6 +120,9 @@ def _serve() -> None:
     params.endpoint_props = True
     params.port = args.port
     params.n_parallel = 1
+    # Progress (`return_progress`) is reported once per batch: 256-token batches give a CPU user a figure every few
+    # seconds at no measurable cost in prompt speed.
+    params.n_batch = 256
     params.cpuparams.n_threads = args.threads
     params.cpuparams_batch.n_threads = args.threads
     params.model_alias = {ALIAS}
