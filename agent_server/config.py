@@ -80,6 +80,13 @@ class LLMConfig(Section):
     max_tokens: int | None = Field(default=None, gt=0, le=1_000_000)
     think: bool | Literal["low", "medium", "high"] | None = None
     keep_alive: str | None = None
+    """Ollama: how long the model stays loaded after a request (unset: 30m, so it is still loaded for the next turn;
+    "0" unloads at once)."""
+    slot_save_path: str | None = None
+    """llama.cpp: the server's --slot-save-path. Set, agent-server saves each session's KV cache there when the
+    session goes idle or closes and restores it when the session resumes (the embedded server sets it)."""
+    slot_save_max_mb: int = Field(default=2048, ge=0, le=1_000_000)
+    """Disk budget of the saved sessions in slot_save_path; the oldest go first."""
     retries: int = Field(default=3, ge=1, le=10)
     """Tries per endpoint for connection errors and 5xx (4xx are never retried)."""
     context_length: int | None = Field(default=None, ge=512, le=10_000_000)
@@ -99,6 +106,11 @@ class AgentConfig(Section):
     system_prompt: str | None = None
     mode: str = Field(default="code", pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")
     """The agent profile new sessions start in: code, ask, plan, task, orchestrate or one of yours (docs/agents.md)."""
+    lean_prompt: Literal["auto", "on", "off"] = "auto"
+    """The lean fixed prompt (short system prompt, 7 tools with minimal schemas, under 700 tokens): `auto` uses it
+    for windows up to agent.lean_window tokens and for local Ollama / llama.cpp servers, where prompt processing
+    is what the user waits for."""
+    lean_window: int = Field(default=16_384, ge=0, le=10_000_000)
     hot_context_tokens: int = Field(default=0, ge=0, le=4000)
     """Budget of the note naming the files read and changed in this session and the open plan items, added to
     each prompt (0 = off; 200-400 helps small models that lose track after compaction)."""

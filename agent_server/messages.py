@@ -85,4 +85,21 @@ class Finish:
     type: Literal["finish"] = "finish"
 
 
-StreamEvent = TextDelta | ThinkingDelta | ToolCallEvent | Finish
+@dataclass
+class PromptProgress:
+    """The server is still reading the prompt (llama.cpp `return_progress`): `processed` of `total` tokens, of which
+    `cache` came from its KV cache without evaluation. Sent only when GenerationOptions.progress asks for it."""
+
+    total: int
+    cache: int
+    processed: int
+    type: Literal["progress"] = "progress"
+
+    @property
+    def fraction(self) -> float:
+        """Share of the tokens to evaluate (those not cached) that are done."""
+        todo = self.total - self.cache
+        return 1.0 if todo <= 0 else min(1.0, max(0.0, (self.processed - self.cache) / todo))
+
+
+StreamEvent = TextDelta | ThinkingDelta | ToolCallEvent | PromptProgress | Finish

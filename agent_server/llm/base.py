@@ -28,6 +28,7 @@ class GenerationOptions:
     stop: list[str] | None = None
     think: bool | str | None = None  # None = let the server decide
     keep_alive: str | int | None = None  # Ollama only
+    progress: bool = False  # llama.cpp only: stream prompt-processing progress (PromptProgress events)
 
 
 @dataclass

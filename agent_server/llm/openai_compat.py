@@ -51,6 +51,8 @@ def build_payload(request: ChatRequest) -> dict[str, Any]:
     }
     extra = {"max_tokens": o.max_tokens, "temperature": o.temperature, "top_p": o.top_p, "seed": o.seed, "stop": o.stop}
     payload.update({k: v for k, v in extra.items() if v is not None})
+    if o.progress:
+        payload["return_progress"] = True  # llama.cpp; other servers would reject an unknown field
     if isinstance(o.think, str):
         payload["reasoning_effort"] = o.think
     elif o.think is False:

@@ -19,6 +19,7 @@ from ..errors import LLMStreamError
 from ..messages import (
     Finish,
     FinishReason,
+    PromptProgress,
     StreamEvent,
     TextDelta,
     ThinkingDelta,
@@ -119,6 +120,16 @@ def usage_from(usage: dict[str, Any] | None, timings: dict[str, Any] | None) -> 
     )
 
 
+def prompt_progress(obj: dict[str, Any]) -> PromptProgress:
+    """llama.cpp's `prompt_progress`: {total, cache, processed, time_ms}, sent at each batch of the prompt."""
+
+    def number(key: str) -> int:
+        value = obj.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    return PromptProgress(total=number("total"), cache=number("cache"), processed=number("processed"))
+
+
 class StreamState:
     """State of one streamed completion."""
 
@@ -190,6 +201,8 @@ class StreamState:
             self.usage = usage
         if (timings := obj.get("timings")) is not None and isinstance(timings, dict):
             self.timings = timings
+        if type(progress := obj.get("prompt_progress")) is dict:
+            events.append(prompt_progress(progress))
         for choice in obj.get("choices") or ():
             if choice.get("index", 0) != 0:
                 continue

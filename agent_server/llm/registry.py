@@ -26,12 +26,17 @@ OLLAMA_URL = "http://127.0.0.1:11434"
 LMSTUDIO_URL = "http://127.0.0.1:1234"
 DEFAULT_URLS = {"ollama": OLLAMA_URL, "openai": LMSTUDIO_URL}
 PROBE_TIMEOUT_S = 1.0
+# Ollama unloads an idle model after 5 minutes by default; reloading it is a cold start the user waits through.
+OLLAMA_KEEP_ALIVE = "30m"
 
 Factory = Callable[[str, LLMConfig], Provider]
 
 PROVIDERS: dict[str, Factory] = {
     "ollama": lambda url, llm: OllamaProvider(
-        url, timeout_s=llm.timeout_s, connect_timeout_s=llm.connect_timeout_s, keep_alive=llm.keep_alive
+        url,
+        timeout_s=llm.timeout_s,
+        connect_timeout_s=llm.connect_timeout_s,
+        keep_alive=llm.keep_alive or OLLAMA_KEEP_ALIVE,
     ),
     "openai": lambda url, llm: OpenAIProvider(
         url, api_key=llm.api_key, timeout_s=llm.timeout_s, connect_timeout_s=llm.connect_timeout_s

@@ -24,6 +24,12 @@ def _positive_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
+def is_llamacpp(info: ModelInfo | None) -> bool:
+    """Whether the capability probe found llama.cpp's `/props` for this model (progress, slots, /apply-template)."""
+    facts = info.details.get("server_facts") if info is not None else None
+    return isinstance(facts, dict) and facts.get("server") == "llama.cpp"
+
+
 def props_describe(props: dict[str, Any], model: str, listed: int) -> bool:
     """Whether llama.cpp's `/props` is about `model`: its alias or file name, or the only model the server lists."""
     if listed == 1:

@@ -48,6 +48,10 @@ class TurnHost(Protocol):
 
     async def provider(self, client: AgentClient | None = None) -> tuple[Provider, str, ModelInfo | None]: ...
 
+    async def turn_provider(
+        self, session: Session, client: AgentClient | None = None
+    ) -> tuple[Provider, str, ModelInfo | None]: ...
+
     def tools_for(self, session: Session, profile: Profile | None = None) -> ToolRegistry: ...
 
 
@@ -73,7 +77,7 @@ async def run_profiled_turn(
     persist: Persist,
     turn_message_id: int,
 ) -> StopReason:
-    provider, model, info = await service.provider(client)
+    provider, model, info = await service.turn_provider(session, client)
     profile, settings = shaped.profile, shaped.settings
     # The rules files sit right after the system prompt: the same bytes every round until a file changes.
     rules, scoped = await rules_for_turn(
@@ -85,6 +89,7 @@ async def run_profiled_turn(
     def fresh_context(history: Persist = persist) -> ContextStep:
         step = ContextStep(settings, system, info, provider.name, history)
         step.system_extra = extra
+        step.explicit_tools = set(profile.spec.tools or ())
         step.meter_meta = meter_meta(rules)
         return step
 
@@ -121,6 +126,7 @@ async def run_profiled_turn(
                 _keep_nothing,
             )
             context.system_extra = sub.system_extra + rules.text
+            context.explicit_tools = set(sub.profile.spec.tools or ())
             tools = service.tools_for(session, sub.profile)
             tools.unregister(RUN_AGENT)  # a subagent does not delegate again
             summary, _stop = await run_subturn(

@@ -25,6 +25,7 @@ from ..errors import AgentServerError, InvalidParamsError, SessionNotFoundError
 from ..index.service import IndexService
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
+from ..llm.slot_cache import SlotCache, slot_cache_for
 from ..messages import Message
 from ..store import Store
 from ..tools.base import Services
@@ -34,6 +35,7 @@ from ..tools.registry import ToolRegistry
 from ..turn.client import AgentClient
 from ..turn.live_session import Session
 from ..turn.relay import UpdateRelay
+from .edit_format import with_edit_format
 from .profiled_turn import run_profiled_turn
 from .replay import replay_updates
 from .titles import title_from_prompt
@@ -64,6 +66,8 @@ class AgentService:
         self._provider_lock = asyncio.Lock()
         self._retired: list[Provider] = []  # replaced providers, closed once no turn uses them
         self._listing = 0  # list_models calls in flight (they use the provider too)
+        self._slots: SlotCache | None = None  # saved sessions' KV caches (llama.cpp with llm.slot_save_path)
+        self._saves: set[asyncio.Task[bool]] = set()
         self.store = Store(settings.database_path())
         self.tools = ToolRegistry(builtin_tools(settings), result_limit=settings.tools.result_limit)
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
@@ -120,7 +124,25 @@ class AgentService:
                 self._provider, self._model, self._model_info = await open_provider(
                     self.settings, cache=cache, begin=begin
                 )
+                self._slots = slot_cache_for(self.settings.llm, self._provider, self._model_info)
             return self._provider, self._model, self._model_info
+
+    async def turn_provider(
+        self, session: Session, client: AgentClient | None = None
+    ) -> tuple[Provider, str, ModelInfo | None]:
+        """The provider as a turn of `session` uses it: through the slot cache when there is one (saved sessions
+        resume warm, llm/slot_cache.py)."""
+        provider, model, info = await self.provider(client)
+        slots = self._slots
+        return (slots.wrap(provider, session.id) if slots is not None else provider), model, info
+
+    def _save_slot(self, session_id: str) -> None:
+        """The session went idle: save its KV cache in the background (milliseconds; never delays an answer)."""
+        if self._slots is None:
+            return
+        task = asyncio.ensure_future(self._slots.save(session_id))
+        self._saves.add(task)
+        task.add_done_callback(self._saves.discard)
 
     # --- sessions ---------------------------------------------------------------------------------------
 
@@ -194,6 +216,8 @@ class AgentService:
             return
         if session.turn is not None:
             session.turn.cancel()
+        elif self._slots is not None:
+            await self._slots.save(session_id)
         if session.mcp is not None:
             await session.mcp.aclose()
 
@@ -212,6 +236,8 @@ class AgentService:
             await session.mcp.aclose()
         await self._db(self.store.get_session, session_id)
         await self._db(self.store.delete_session, session_id)
+        if self._slots is not None:
+            self._slots.forget(session_id)
 
     async def _attach_mcp(self, session: Session, servers: list[acp.McpServer]) -> None:
         """Start the session's MCP servers (config + the client's) in the background; never blocks."""
@@ -318,7 +344,9 @@ class AgentService:
         """Drop the current provider; close its HTTP client only once no turn streams from it."""
         if self._provider is not None:
             self._retired.append(self._provider)
-        self._provider, self._model, self._model_info = None, None, None
+        if self._slots is not None:
+            await self._slots.aclose()
+        self._provider, self._model, self._model_info, self._slots = None, None, None, None
         if not any(s.busy for s in self.sessions.values()) and not self._listing:
             retired, self._retired = self._retired, []
             for provider in retired:
@@ -346,6 +374,7 @@ class AgentService:
             return "cancelled"
         finally:
             session.turn = None
+            self._save_slot(session.id)
             if not any(s.busy for s in self.sessions.values()):
                 self.idle.set()
                 retired, self._retired = self._retired, []
@@ -390,7 +419,7 @@ class AgentService:
         for notice in profile.notices:
             await client.log("warning", notice)
         content = with_hot_context(text, session.history, settings.agent.hot_context_tokens)
-        shaped, content = await self._edit_format(session, shaped, text, content, client)
+        shaped, content = await with_edit_format(self, session, shaped, text, content, client)
         settings = shaped.settings
         display = shown or text
         await record(Message(role="user", content=content, meta={"display": display} if display != content else {}))
@@ -409,29 +438,6 @@ class AgentService:
         if self.settings.index.on_read != "off":
             session.after_turn = asyncio.ensure_future(self._on_read(session, client))
         return stop
-
-    async def _edit_format(
-        self, session: Session, shaped: modes.TurnSetup, text: str, content: str, client: AgentClient
-    ) -> tuple[modes.TurnSetup, str]:
-        """Resolve agent.edit_format for this turn's model; in `files` format, show the request's files."""
-        from ..context_sources import shown_files
-        from ..turn.edit_format import choose
-
-        agent = shaped.settings.agent
-        try:
-            model = shaped.model or (await self.provider(client))[1] if agent.edit_format == "auto" else ""
-        except AgentServerError:  # the server is down: the turn reports that itself
-            model = ""
-        fmt = choose(agent.edit_format, model)
-        settings = shaped.settings.model_copy(update={"agent": agent.model_copy(update={"edit_format": fmt})})
-        shaped = dataclasses.replace(shaped, settings=settings)
-        if fmt != "files":
-            return shaped, content
-        info = self._model_info
-        window = (info.context_length if info and info.context_length else None) or settings.llm.context_length or 8192
-        budget = agent.files_tokens or int(window * 0.4)
-        block, session.shown_files = shown_files.render(shown_files.pick(text, session.cwd), session.cwd, budget)
-        return shaped, f"{content}\n\n{block}" if block else content
 
     async def _auto_context(self, session: Session, text: str, record: Callable[[Message], Any], relay: Any) -> None:
         """index.auto_context: the index's best matches for the prompt enter the turn as a search and its result."""
@@ -478,6 +484,10 @@ class AgentService:
                 await session.mcp.aclose()
         if self.indexer is not None:
             await self.indexer.aclose()
+        if self._saves:
+            await asyncio.gather(*self._saves, return_exceptions=True)
+        if self._slots is not None:
+            await self._slots.aclose()
         for provider in [*self._retired, *([self._provider] if self._provider else [])]:
             await provider.aclose()
         self.store.close()

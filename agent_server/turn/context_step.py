@@ -33,9 +33,12 @@ from ..context.tokens import CHARS_PER_TOKEN
 from ..errors import ContextOverflowError
 from ..llm.base import ChatRequest, GenerationOptions, ModelInfo, Provider, ToolSpec
 from ..llm.prompt_tool_mode import render_tool_prompt
+from ..llm.server_facts import is_llamacpp
 from ..messages import Message, TextDelta, Usage
 from ..tools.base import PAGE_CHARS
+from ..tools.lean import lean_specs
 from . import prompts
+from .live_session import PrefixChoice
 
 if TYPE_CHECKING:
     from .turn import Turn
@@ -78,6 +81,8 @@ class ContextStep:
         self.page_chars: int | None = None  # the tools' page budget for this round
         self.system_extra = ""  # the agent profile's prompt and the rules files, kept in the short prompt too
         self.meter_meta: dict[str, object] | None = None  # what the context meter shows beside used/size (rules)
+        self.explicit_tools: set[str] = set()  # the tools the profile names: the lean prompt keeps them
+        self.lean = use_lean(settings, self.window, provider_name, model_info)
 
     @property
     def prompt_tools(self) -> bool:
@@ -94,7 +99,10 @@ class ContextStep:
 
     def _system(self, turn: Turn, specs: list[ToolSpec]) -> str:
         system = self.system_prompt
-        if self.tight and self.settings.agent.system_prompt is None:
+        if self.lean and self.settings.agent.system_prompt is None:
+            system = prompts.system_prompt(turn.session.cwd, self.settings.agent.profile, None, lean=True)
+            system += self.system_extra
+        elif self.tight and self.settings.agent.system_prompt is None:
             system = prompts.system_prompt(turn.session.cwd, self.settings.agent.profile, None, short=True)
             system += self.system_extra
         if self.prompt_tools and specs:
@@ -109,15 +117,7 @@ class ContextStep:
             self.window = turn.session.window
         cfg = self.settings.context
         reserve = answer_reserve(self.window, cfg.min_remaining)
-        specs = await self.select_tools(turn, FEW_TOOLS if self.tight else None)
-        if self.tight is None:
-            # Measured once per turn, so the prompt prefix (system prompt + tools) stays the same every round.
-            self.tight = False
-            fixed = self._fixed(self._system(turn, specs), specs)  # tools in the prompt count in prompt mode too
-            reduce = self.settings.agent.reduced_tools
-            self.tight = reduce and len(specs) > FEW_TOOLS and fixed > FIXED_SHARE * (self.window - reserve)
-            if self.tight:
-                specs = await self.select_tools(turn, FEW_TOOLS)
+        specs = await self._prefix_tools(turn, reserve)
         system = self._system(turn, specs)
         never = {t for t in turn.tools.names() if getattr(turn.tools.get(t), "never_compress", False)}
         history = prune_tool_results(turn.session.history, cfg.keep_full_turns, cfg.old_result_chars, never)
@@ -131,6 +131,7 @@ class ContextStep:
             # Small windows cannot afford every tool definition: offer only the most relevant few (from now on).
             self.tight = True
             specs = await self.select_tools(turn, FEW_TOOLS)
+            self._remember(turn, specs)
             extra = 0 if self.prompt_tools else estimate_tools(specs)
             messages[0] = Message(role="system", content=self._system(turn, specs))
             self._estimated = self.counter.scale(estimate_messages(messages)) + extra
@@ -162,6 +163,36 @@ class ContextStep:
             messages = as_plain_chat(messages)
             specs = []
         return messages, specs, self._num_ctx
+
+    async def _prefix_tools(self, turn: Turn, reserve: int) -> list[ToolSpec]:
+        """The session's tools: chosen at its first round (measured against the window) and then kept, so every
+        request of the session starts with the same bytes whatever the user asks next."""
+        if self.settings.agent.edit_format == "files":
+            return []  # the model edits by answering with the files it was shown (turn/edit_blocks.py)
+        choice = turn.session.prefix
+        if choice is not None and choice.offered == frozenset(turn.tools.names()) and choice.lean == self.lean:
+            self.tight = choice.tight
+            named = {s.name: s for s in self._all_specs(turn)}
+            return [named[n] for n in choice.tools if n in named]
+        self.tight = False
+        specs = await self.select_tools(turn)
+        fixed = self._fixed(self._system(turn, specs), specs)  # tools in the prompt count in prompt mode too
+        reduce = self.settings.agent.reduced_tools
+        self.tight = reduce and len(specs) > FEW_TOOLS and fixed > FIXED_SHARE * (self.window - reserve)
+        if self.tight:
+            specs = await self.select_tools(turn, FEW_TOOLS)
+        self._remember(turn, specs)
+        return specs
+
+    def _remember(self, turn: Turn, specs: list[ToolSpec]) -> None:
+        offered = frozenset(turn.tools.names())
+        turn.session.prefix = PrefixChoice(offered, self.lean, bool(self.tight), tuple(s.name for s in specs))
+
+    def _all_specs(self, turn: Turn) -> list[ToolSpec]:
+        if self.lean:
+            keep = self.explicit_tools | ({"task_completion"} if self.settings.agent.profile == "task" else set())
+            return lean_specs(turn.tools, keep)
+        return turn.tools.specs()
 
     async def _fit(
         self, turn: Turn, messages: list[Message], extra: int, never: set[str], force: bool
@@ -197,7 +228,7 @@ class ContextStep:
         """All tools, or the most relevant `tools.max_per_request` of them (loop-control tools always stay)."""
         if self.settings.agent.edit_format == "files":
             return []  # the model edits by answering with the files it was shown (turn/edit_blocks.py)
-        specs: list[ToolSpec] = turn.tools.specs()
+        specs = self._all_specs(turn)
         limit = limit or self.settings.tools.max_per_request
         if len(specs) <= limit:
             return specs
@@ -233,6 +264,15 @@ class ContextStep:
             )
 
         return summarize
+
+
+def use_lean(settings: Settings, window: int, provider_name: str, model_info: ModelInfo | None) -> bool:
+    """agent.lean_prompt: `auto` is on for small windows and local servers that read prompts slowly (Ollama,
+    llama.cpp, whose `/props` the capability probe read), where the fixed prompt is most of the wait."""
+    mode = settings.agent.lean_prompt
+    if mode != "auto":
+        return mode == "on"
+    return window <= settings.agent.lean_window or provider_name == "ollama" or is_llamacpp(model_info)
 
 
 def _builtin_names(turn: Turn) -> set[str]:

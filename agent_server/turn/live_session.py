@@ -12,6 +12,18 @@ from ..tools.permissions import InMemoryDecisionStore
 from .edit_blocks import Shown
 
 
+@dataclass(frozen=True)
+class PrefixChoice:
+    """The tools (and prompt variant) a session's requests start with. Chosen at its first round and kept, so the
+    prompt prefix stays byte-identical across turns and the server's KV cache survives; chosen again only when the
+    offered tools change (another mode, MCP tools arriving)."""
+
+    offered: frozenset[str]  # the registry's tool names when it was chosen
+    lean: bool
+    tight: bool
+    tools: tuple[str, ...]
+
+
 @dataclass
 class Session:
     id: str
@@ -31,6 +43,7 @@ class Session:
     shown_files: list[Shown] = field(default_factory=list)  # files shown in the prompt (edit_format "files")
     # "Allow for this session" answers: they end with the session (in this process), unlike "always".
     approvals: InMemoryDecisionStore = field(default_factory=InMemoryDecisionStore)
+    prefix: PrefixChoice | None = None
 
     @property
     def busy(self) -> bool:

@@ -13,6 +13,7 @@ import asyncio
 from .. import acp
 from ..errors import ContextOverflowError, LLMError
 from ..llm.base import ChatRequest, GenerationOptions
+from ..llm.server_facts import is_llamacpp
 from ..messages import Message, ToolCall
 from . import prompts
 from .guards import unknown_tools, unlooked_files
@@ -47,7 +48,9 @@ async def run_turn(turn: Turn) -> StopReason:
         try:
             files = cfg.edit_format == "files"  # an answer of fenced files is the edit, never held back as a call
             hold = CallHoldback() if turn.recover_calls is not None and not files else None
-            await call_model(turn.provider, request, turn.relay, reply, guard=cfg.repetition_guard, hold=hold)
+            await call_model(
+                turn.provider, request, turn.relay, reply, guard=cfg.repetition_guard, hold=hold, status=True
+            )
         except asyncio.CancelledError:
             if reply.message.content or reply.message.thinking:
                 reply.message.tool_calls = []
@@ -121,6 +124,7 @@ async def prepare(turn: Turn) -> ChatRequest:
         num_ctx=num_ctx,
         think=llm.think,
         keep_alive=llm.keep_alive,
+        progress=is_llamacpp(turn.context.model_info),
     )
     return ChatRequest(model=turn.model, messages=messages, tools=specs, options=options)
 

@@ -5,7 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..llm.base import ChatRequest, Provider
-from ..messages import FinishReason, Message, TextDelta, ThinkingDelta, ToolCall, ToolCallEvent, Usage
+from ..messages import (
+    FinishReason,
+    Message,
+    PromptProgress,
+    TextDelta,
+    ThinkingDelta,
+    ToolCall,
+    ToolCallEvent,
+    Usage,
+)
+from ..turn.prefill_status import PrefillStatus
 from .guards.call_holdback import CallHoldback
 from .guards.repetition import Loop, RepetitionGuard
 from .relay import UpdateRelay
@@ -27,11 +37,14 @@ async def call_model(
     reply: ModelReply,
     guard: bool = False,
     hold: CallHoldback | None = None,
+    status: bool = False,
 ) -> None:
     """Stream one call into `reply`, which holds the partial answer if the call is cancelled or fails. With `guard`,
     a stream that loops (`repetition.py`) is closed early and `reply.loop` says so. With `hold`, text that may be a
-    tool call written as text reaches the client only once it is known not to be one."""
+    tool call written as text reaches the client only once it is known not to be one. With `status`, the wait
+    before the first token is shown (prompt-reading progress, or a note when the server stays silent)."""
     guards = {"text": RepetitionGuard(), "thinking": RepetitionGuard()} if guard else None
+    prefill = PrefillStatus(relay) if status else None
     text: list[str] = []
     thinking: list[str] = []
     calls: list[ToolCall] = []
@@ -41,6 +54,12 @@ async def call_model(
         # Runs once per token: exact type checks and a synchronous push, awaiting only when the kind changes.
         async for event in stream:
             kind = type(event)
+            if prefill is not None:
+                if kind is PromptProgress:
+                    await prefill.progress(event)  # type: ignore[arg-type]
+                    continue
+                await prefill.answer_started()
+                prefill = None
             if kind is TextDelta or kind is ThinkingDelta:
                 delta: TextDelta | ThinkingDelta = event  # type: ignore[assignment]
                 (text if kind is TextDelta else thinking).append(delta.text)
@@ -55,10 +74,14 @@ async def call_model(
                 await relay.delta(event.type, event.text)
             elif isinstance(event, ToolCallEvent):
                 calls.append(event.call)
+            elif isinstance(event, PromptProgress):
+                continue
             else:
                 reply.finish = event.reason
                 reply.usage = event.usage
     finally:
+        if prefill is not None:
+            await prefill.close()
         # Closing the generator closes the HTTP stream, so the server stops generating (also on cancel).
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:

@@ -29,6 +29,12 @@ block. Change only what the request needs; keep everything else in the file as i
 FILES_NUDGE = (
     "Answer with the changed file: its path on its own line, then its whole new content in one fenced code block."
 )
+# The lean prompt (agent.lean_prompt): for small windows and slow local servers, where every token of the fixed
+# prompt is read again at each cold start. The rules the full prompt spells out come back as nudges when the model
+# needs them (DEFLECTION_NUDGE, CONTINUE_NUDGE) and in the tools' errors.
+LEAN_SYSTEM_PROMPT = """You are agent-server, a coding agent for the project at {root} ({platform}).
+Use the tools to read, search and change files and run commands; paths are relative to the project root.
+Do the work, then answer with a short summary."""
 
 TASK_PROFILE = """
 This session requires you to call task_completion with a summary when the task is finished."""
@@ -51,9 +57,10 @@ FORCE_SUMMARY = (
 )
 
 
-def system_prompt(root: Path, profile: str, custom: str | None, short: bool = False) -> str:
-    """Stable across the rounds of a session (the server's KV cache survives). `short`: the small-window variant."""
-    template = SHORT_SYSTEM_PROMPT if short else SYSTEM_PROMPT
+def system_prompt(root: Path, profile: str, custom: str | None, short: bool = False, lean: bool = False) -> str:
+    """Stable across the rounds of a session (the server's KV cache survives). `short`: the small-window variant;
+    `lean`: the lean prompt (agent.lean_prompt)."""
+    template = LEAN_SYSTEM_PROMPT if lean else SHORT_SYSTEM_PROMPT if short else SYSTEM_PROMPT
     text = custom or template.format(root=root, platform=platform.system())
     if profile == "task":
         text += TASK_PROFILE

@@ -47,6 +47,18 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import unquote
 
+
+def render_template(body: dict[str, Any]) -> str:
+    """The fake's chat template (for /apply-template): tools, then one line per message, so a longer history renders
+    to a longer text with the same start, as real templates do."""
+    head = _dumps(body.get("tools") or [])
+    lines = [
+        f"<|{m.get('role')}|>{m.get('content') or ''}{_dumps(m.get('tool_calls') or [])}"
+        for m in body.get("messages") or []
+    ]
+    return head + "\n" + "\n".join(lines)
+
+
 # --- model metadata ---------------------------------------------------------------------------------------
 
 
@@ -274,6 +286,7 @@ class RecordedRequest:
     # Streamed replies: (time.perf_counter() after the write drained, frames written so far) per TCP write. On Linux
     # perf_counter is CLOCK_MONOTONIC, shared by all processes, so benchmarks can compare it with their own clock.
     writes: list[tuple[float, int]] = field(default_factory=list)
+    query: str = ""  # the URL's query string (llama.cpp's /slots/0?action=save)
 
     def wait_done(self, timeout: float = 5.0) -> bool:
         """Block until the server finished (or abandoned) this response."""
@@ -596,6 +609,9 @@ class FakeLLMServer:
         self.props: dict[str, Any] | None = None
         # LM Studio's GET /api/v0/models entries (None = 404), e.g. [{"id": ..., "loaded_context_length": 4096}].
         self.lmstudio_models: list[dict[str, Any]] | None = None
+        # llama.cpp's saved slots (--slot-save-path), file name -> tokens; None = 501, a server started without it.
+        # Served, with /apply-template (render_template), only while `props` is set (a llama.cpp server).
+        self.slot_files: dict[str, int] | None = None
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -709,6 +725,7 @@ class FakeLLMServer:
                 except ValueError:
                     parsed = None
                 req = RecordedRequest(method, target.split("?")[0], parsed, headers, body)
+                req.query = target.partition("?")[2]
                 with self._cond:
                     self.requests.append(req)
                     self._cond.notify_all()
@@ -750,6 +767,10 @@ class FakeLLMServer:
             return await self._control(req, writer)
         if path == "/props" and self.props is not None:
             return await self._json(writer, 200, self.props)
+        if path == "/apply-template" and m == "POST" and self.props is not None:
+            return await self._json(writer, 200, {"prompt": render_template(req.json or {})})
+        if path.startswith("/slots/") and m == "POST" and self.props is not None:
+            return await self._slots(req, writer)
         if path.startswith("/api/v0/models") and self.lmstudio_models is not None:
             return await self._lmstudio(path, writer)
         if self.flavor == "openai" and (path.startswith("/api/") or path == "/"):
@@ -792,6 +813,28 @@ class FakeLLMServer:
         if path == "/v1/chat/completions" and m == "POST":
             return await self._chat(req, reader, writer, openai=True)
         return await self._send(writer, 404, b"404 page not found", "text/plain")
+
+    async def _slots(self, req: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
+        """llama.cpp's slot save/restore: the saved 'cache' is the rendered length of the last chat request."""
+        if self.slot_files is None:
+            error = {
+                "code": 501,
+                "message": "This server does not support slots action.",
+                "type": "not_supported_error",
+            }
+            return await self._json(writer, 501, {"error": error})
+        action = dict(p.partition("=")[::2] for p in req.query.split("&")).get("action")
+        name = str((req.json or {}).get("filename", ""))
+        if action == "save":
+            chats = [r.json for r in self.requests if r.path in ("/v1/chat/completions", "/api/chat")]
+            n = len(render_template(chats[-1])) if chats else 0
+            self.slot_files[name] = n
+            return await self._json(writer, 200, {"id_slot": 0, "filename": name, "n_saved": n, "n_written": n * 64})
+        if action == "restore" and name in self.slot_files:
+            n = self.slot_files[name]
+            return await self._json(writer, 200, {"id_slot": 0, "filename": name, "n_restored": n, "n_read": n * 64})
+        error = {"code": 400, "message": "failed to restore slot", "type": "invalid_request_error"}
+        return await self._json(writer, 400, {"error": error})
 
     async def _control(self, req: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
         if req.path == "/_fake/requests":

@@ -1,0 +1,46 @@
+"""The edit format of one turn (agent.edit_format): resolved for the turn's model, and in `files` format the
+request's files shown in the user's message, as the model needs them to answer with whole files."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Protocol
+
+from ..agents import modes
+from ..context_sources import shown_files
+from ..errors import AgentServerError
+from ..llm.base import ModelInfo, Provider
+from ..turn.client import AgentClient
+from ..turn.edit_format import choose
+from ..turn.live_session import Session
+
+FILES_SHARE = 0.4  # of the window, for the files shown when agent.files_tokens is 0
+
+
+class ModelHost(Protocol):
+    async def provider(self, client: AgentClient | None = None) -> tuple[Provider, str, ModelInfo | None]: ...
+
+
+async def with_edit_format(
+    host: ModelHost, session: Session, shaped: modes.TurnSetup, text: str, content: str, client: AgentClient
+) -> tuple[modes.TurnSetup, str]:
+    """`shaped` with the edit format resolved (never "auto" after this) and the user message's `content`, with the
+    files shown appended in `files` format."""
+    agent = shaped.settings.agent
+    info: ModelInfo | None = None
+    model = shaped.model or ""
+    if agent.edit_format == "auto" or agent.edit_format == "files":
+        try:
+            _provider, listed, info = await host.provider(client)
+            model = model or listed
+        except AgentServerError:  # the server is down: the turn reports that itself
+            pass
+    fmt = choose(agent.edit_format, model)
+    settings = shaped.settings.model_copy(update={"agent": agent.model_copy(update={"edit_format": fmt})})
+    shaped = dataclasses.replace(shaped, settings=settings)
+    if fmt != "files":
+        return shaped, content
+    window = (info.context_length if info and info.context_length else None) or settings.llm.context_length or 8192
+    budget = agent.files_tokens or int(window * FILES_SHARE)
+    block, session.shown_files = shown_files.render(shown_files.pick(text, session.cwd), session.cwd, budget)
+    return shaped, f"{content}\n\n{block}" if block else content
