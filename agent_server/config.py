@@ -150,6 +150,45 @@ class CheckpointsConfig(Section):
     """Outside git: files larger than this are not copied (so they cannot be restored)."""
 
 
+class CompletionConfig(Section):
+    enabled: bool = True
+    """Inline completion (`textDocument/inlineCompletion`): fill-in-the-middle as you type. Models that cannot
+    fill in the middle get no requests (`agent-server doctor` says why)."""
+    provider: Literal["auto", "llamacpp", "ollama", "openai"] = "auto"
+    """`llamacpp` = `/infill` with extra context, `ollama` = `/api/generate` with `suffix`, `openai` =
+    `/v1/completions`; `auto` asks the server (`completion.base_url`, else the chat server)."""
+    base_url: str | None = None
+    """The completion server; None = the chat server (`llm.base_url`, or the one auto-detected)."""
+    model: str | None = None
+    """The completion model; None = `llm.model` (or the first model the server lists)."""
+    api_key: str | None = None
+    fim_template: Literal["auto", "server", "qwen", "starcoder", "codellama", "deepseek", "codestral", "codegemma"] = (
+        "auto"
+    )
+    """How the prompt is written for Ollama and OpenAI-compatible servers: `auto` picks the model family's own
+    tokens from its name; `server` sends `suffix` and lets the server's template do it."""
+    debounce_ms: int = Field(default=150, ge=0, le=5000)
+    """Wait this long after a keystroke; a newer request in the same document cancels the older one."""
+    max_tokens: int = Field(default=96, ge=1, le=2048)
+    max_lines: int = Field(default=8, ge=1, le=200)
+    """Longest suggestion; it also ends where the block ends (a line indented less than the cursor's)."""
+    multiline: bool = True
+    """False: one line at most."""
+    prefix_lines: int = Field(default=64, ge=1, le=10_000)
+    suffix_lines: int = Field(default=16, ge=0, le=10_000)
+    context_tokens: int = Field(default=1024, ge=0, le=100_000)
+    """Budget of the extra context (recent files' chunks, definitions of names near the cursor); 0 = prefix and
+    suffix only."""
+    ring_chunks: int = Field(default=16, ge=0, le=1000)
+    """How many chunks of recently opened and edited files are remembered (oldest dropped first)."""
+    chunk_lines: int = Field(default=32, ge=4, le=1000)
+    temperature: float = Field(default=0.1, ge=0, le=2)
+    timeout_s: float = Field(default=15.0, gt=0, le=600)
+    cache_size: int = Field(default=256, ge=0, le=100_000)
+
+    _check_url = field_validator("base_url")(_http_url)
+
+
 class StoreConfig(Section):
     path: str | None = None
     """SQLite file; default: the user data dir (platformdirs)."""
@@ -167,6 +206,7 @@ class Settings(Section):
     context: ContextConfig = Field(default_factory=ContextConfig)
     index: IndexConfig = Field(default_factory=IndexConfig)
     checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
+    completion: CompletionConfig = Field(default_factory=CompletionConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     log: LogConfig = Field(default_factory=LogConfig)
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)

@@ -25,7 +25,7 @@ from ..config import Settings
 from ..config_layers import LoadResult, load_layers
 from ..config_layers import settle_trust as settle_workspace_trust
 from ..errors import StoreError
-from . import agent_methods, checkpoint_methods
+from . import agent_methods, checkpoint_methods, completion_methods
 from . import params as method_params
 from .errors import INVALID_PARAMS, REQUEST_FAILED, RpcError, to_rpc_error
 from .lsp_client import LspClient, LspProgress
@@ -319,6 +319,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
 
     checkpoint_methods.register(server)
     agent_methods.register(server)
+    completion = completion_methods.register(server)
 
     @rpc(server, "agent/_permissions/list")
     async def permissions_list(params: dict[str, Any]) -> dict[str, Any]:
@@ -385,6 +386,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.TextDocumentSaveRegistrationOptions(include_text=True))
     async def did_save(params: lsp.DidSaveTextDocumentParams) -> None:
+        completion.saved(params.text_document.uri)
         if server.agent is None or server.agent.indexer is None:
             return
         try:
@@ -394,6 +396,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
+        completion.opened(params.text_document.uri, params.text_document.text)
         if server.agent is not None and server.agent.indexer is not None:
             server.agent.indexer.opened(_uri_path(params.text_document.uri))
 
