@@ -13,6 +13,9 @@ background thread, so it serves sync tests, async tests and subprocesses alike.
     fake.wait_for_requests(2, timeout=5)
     fake.requests[0].wait_done(5); fake.requests[0].disconnected   # True if the client hung up mid-stream
 
+Fill-in-the-middle (`/infill`, `/api/generate`, `/v1/completions`) consumes a reply too: its `Text` steps are the
+middle, streamed in the path's own framing (`Delay` steps pause it, so a cancelled completion can be observed).
+
 One scripted `Reply` is consumed per chat request on either `/api/chat` (NDJSON) or `/v1/chat/completions` (SSE): the
 path picks the framing, `"stream": false` in the request picks a single JSON object. A reply is a list of steps
 (`Text`, `Thinking`, `Both`, `ToolCalls`, `Delay`, `StreamError`, `Comment`, `Raw`) plus framing knobs; an HTTP error
@@ -549,6 +552,30 @@ def render_openai_full(reply: Reply, model: str) -> dict[str, Any]:
 # --- the server -------------------------------------------------------------------------------------------
 
 
+def render_fim_frames(reply: Reply, path: str, model: str) -> list[_Frame]:
+    """A fill-in-the-middle stream: llama.cpp `/infill` SSE (`content`, `stop`), Ollama `/api/generate` NDJSON
+    (`response`, `done`) or OpenAI-compatible `/v1/completions` SSE (`choices[0].text`, `[DONE]`)."""
+
+    def frame(text: str, last: bool) -> bytes:
+        if path == "/infill":
+            return f"data: {_dumps({'content': text, 'stop': last})}\n\n".encode()
+        if path == "/api/generate":
+            return (_dumps({"model": model, "created_at": _now(), "response": text, "done": last}) + "\n").encode()
+        choice = {"index": 0, "text": text, "finish_reason": "stop" if last else None}
+        return f"data: {_dumps({'object': 'text_completion', 'choices': [choice]})}\n\n".encode()
+
+    frames: list[_Frame] = []
+    for step in reply.steps:
+        if isinstance(step, Delay):
+            frames.append(step)
+        elif isinstance(step, Text):
+            frames.append(frame(step.text, False))
+    frames.append(frame("", True))
+    if path == "/v1/completions":
+        frames.append(b"data: [DONE]\n\n")
+    return frames
+
+
 def fake_embedding(text: str, dim: int = 8) -> list[float]:
     """A deterministic unit vector per text."""
     digest = hashlib.sha256(text.encode()).digest()
@@ -677,6 +704,10 @@ class FakeLLMServer:
     def chat_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.endswith(("/api/chat", "/chat/completions"))]
 
+    def fim_requests(self) -> list[RecordedRequest]:
+        """Fill-in-the-middle requests: llama.cpp /infill, Ollama /api/generate, OpenAI-compatible /v1/completions."""
+        return [r for r in self.requests if r.path in ("/infill", "/api/generate", "/v1/completions")]
+
     def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[RecordedRequest]:
         deadline = time.monotonic() + timeout
         with self._cond:
@@ -791,6 +822,8 @@ class FakeLLMServer:
             return await self._chat(req, reader, writer, openai=False)
         if path == "/v1/chat/completions" and m == "POST":
             return await self._chat(req, reader, writer, openai=True)
+        if path in ("/infill", "/api/generate", "/v1/completions") and m == "POST":
+            return await self._fim(req, reader, writer)
         return await self._send(writer, 404, b"404 page not found", "text/plain")
 
     async def _control(self, req: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
@@ -999,6 +1032,29 @@ class FakeLLMServer:
         await self._stream(reader, writer, frames, reply, ctype, req.writes)
         return False
 
+    async def _fim(self, req: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """One scripted reply's Text (and Delay) steps as the middle, in the framing of the path asked."""
+        body: dict[str, Any] = req.json if isinstance(req.json, dict) else {}
+        reply = self._next_reply()
+        if reply.first_byte_delay:
+            await self._sleep_watching(reader, reply.first_byte_delay)
+        if reply.status != 200:
+            body_bytes = reply.error_body if isinstance(reply.error_body, str) else _dumps(reply.error_body)
+            return await self._send(writer, reply.status, body_bytes.encode())
+        model = str(body.get("model") or "")
+        frames = render_fim_frames(reply, req.path, model)
+        if not body.get("stream", req.path == "/api/generate"):
+            text = "".join(s.text for s in reply.steps if isinstance(s, Text))
+            full = {
+                "/infill": {"content": text, "stop": True},
+                "/api/generate": {"model": model, "created_at": _now(), "response": text, "done": True},
+                "/v1/completions": {"object": "text_completion", "choices": [{"index": 0, "text": text}]},
+            }[req.path]
+            return await self._json(writer, 200, full)
+        ctype = "application/x-ndjson" if req.path == "/api/generate" else "text/event-stream"
+        await self._stream(reader, writer, frames, reply, ctype, req.writes)
+        return False
+
     async def _sleep_watching(self, reader: asyncio.StreamReader, seconds: float) -> None:
         """Sleep, but notice a client that hangs up meanwhile."""
         try:
@@ -1126,6 +1182,7 @@ __all__ = [
     "ToolCalls",
     "bag_of_words_embedding",
     "fake_embedding",
+    "render_fim_frames",
 ]
 
 if __name__ == "__main__":
