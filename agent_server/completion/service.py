@@ -15,13 +15,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..config import CompletionConfig
 from ..errors import LLMError
-from .backends import FimBackend
 from .context import DefinitionSource, RecentChunks, gather
 from .trim import Cursor, cut, finish, indent_of
 from .types import FimRequest, FimSupport
+
+if TYPE_CHECKING:  # httpx stays unloaded until a completion is asked for (serve's cold start)
+    from .backends import FimBackend
 
 log = logging.getLogger(__name__)
 RETRY_S = 20.0
@@ -114,7 +117,7 @@ class _Cache:
             self._items.popitem(last=False)
 
 
-BackendFactory = Callable[[], Awaitable[FimBackend]]
+BackendFactory = Callable[[], Awaitable["FimBackend"]]
 
 
 class CompletionService:

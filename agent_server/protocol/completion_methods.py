@@ -1,8 +1,9 @@
 """`textDocument/inlineCompletion` (LSP 3.18) and `agent/_completion/status` over the completion service.
 
-The service is built from the current settings on first use and rebuilt when they change (a new `completion.*`
-applies without a restart). Documents come from pygls's workspace (kept by didOpen/didChange); the ring of recent
-chunks hears about opens, edits and saves from here and from server.py's didOpen/didSave handlers.
+The service is built from the current settings on first use (and imported only then: httpx is no part of serve's
+start) and rebuilt when they change, so a new `completion.*` applies without a restart. Documents come from pygls's
+workspace (kept by didOpen/didChange); the ring of recent chunks hears about opens, edits and saves from here and from
+server.py's didOpen/didSave handlers.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 
-from ..completion.service import CompletionService, Document
-
 if TYPE_CHECKING:
+    from ..completion.service import CompletionService
     from ..config import Settings
     from .server import AgentLanguageServer
 
@@ -48,6 +48,7 @@ class CompletionHolder:
     def _build(self, settings: Settings) -> CompletionService:
         from ..completion.context import IndexDefinitions
         from ..completion.endpoint import open_backend
+        from ..completion.service import CompletionService
 
         async def factory() -> Any:
             return await open_backend(settings)
@@ -113,6 +114,8 @@ def register(server: AgentLanguageServer) -> CompletionHolder:
 
     @server.feature(lsp.TEXT_DOCUMENT_INLINE_COMPLETION, lsp.InlineCompletionOptions())
     async def inline_completion(params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList | None:
+        from ..completion.service import Document
+
         service = holder.service()
         doc = holder._document(params.text_document.uri)
         if service is None or doc is None:
