@@ -169,6 +169,7 @@ class CompletionService:
                 if self.support.ok:
                     self._backend = backend
                 else:
+                    # Once per settings: a WARNING, so the editor's log (window/logMessage) says it too.
                     log.warning("inline completion is off: %s", self.support.reason)
                     await backend.aclose()
             return self._backend

@@ -30,7 +30,6 @@ class CompletionHolder:
         self.server = server
         self._service: CompletionService | None = None
         self._settings: Settings | None = None
-        self._told: set[str] = set()
 
     def service(self) -> CompletionService | None:
         settings = self.server.settings
@@ -68,14 +67,6 @@ class CompletionHolder:
             except ValueError:
                 continue
         return path.name
-
-    def tell_once(self, text: str) -> None:
-        if text in self._told:
-            return
-        self._told.add(text)
-        self.server.protocol.notify(
-            lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Info, message=text)
-        )
 
     def opened(self, uri: str, text: str) -> None:
         service = self.service()
@@ -129,8 +120,6 @@ def register(server: AgentLanguageServer) -> CompletionHolder:
             character=position.character,
         )
         suggestion = await service.complete(document)
-        if suggestion.reason == "unsupported" and service.support is not None:
-            holder.tell_once(f"agent-server inline completion is off: {service.support.reason}")
         if not suggestion.text:
             return lsp.InlineCompletionList(items=[])
         here = lsp.Range(start=params.position, end=params.position)

@@ -130,7 +130,7 @@ async def test_a_model_that_cannot_fill_in_the_middle_is_reported_once(
     said = [
         p["message"]
         for _, m, p in client.notifications
-        if m == "window/showMessage" and "inline completion" in p["message"]
+        if m == "window/logMessage" and "inline completion" in p["message"]
     ]
     assert len(said) == 1 and "cannot fill in the middle" in said[0]
     assert fake_llm.fim_requests() == []
