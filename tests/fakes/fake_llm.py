@@ -14,7 +14,8 @@ background thread, so it serves sync tests, async tests and subprocesses alike.
     fake.requests[0].wait_done(5); fake.requests[0].disconnected   # True if the client hung up mid-stream
 
 Fill-in-the-middle (`/infill`, `/api/generate`, `/v1/completions`) consumes a reply too: its `Text` steps are the
-middle, streamed in the path's own framing (`Delay` steps pause it, so a cancelled completion can be observed).
+middle, streamed in the path's own framing (`Delay` steps pause it, so a cancelled completion can be observed);
+`fake.fim_by_line` answers by the text before the cursor instead (CLI: `--fim-by-line file.json`).
 
 One scripted `Reply` is consumed per chat request on either `/api/chat` (NDJSON) or `/v1/chat/completions` (SSE): the
 path picks the framing, `"stream": false` in the request picks a single JSON object. A reply is a list of steps
@@ -552,6 +553,19 @@ def render_openai_full(reply: Reply, model: str) -> dict[str, Any]:
 # --- the server -------------------------------------------------------------------------------------------
 
 
+def fim_line_prefix(path: str, body: dict[str, Any]) -> str:
+    """The text before the cursor on its line, from any of the three FIM request shapes (raw prompts in the Qwen,
+    StarCoder or CodeLlama tokens, or prefix/suffix fields)."""
+    if path == "/infill":
+        return str(body.get("input_prefix", "")).split("\n")[-1] + str(body.get("prompt", ""))
+    prompt = str(body.get("prompt", ""))
+    for start, end in (("<|fim_prefix|>", "<|fim_suffix|>"), ("<fim_prefix>", "<fim_suffix>"), ("<PRE> ", " <SUF>")):
+        if start in prompt and end in prompt:
+            prompt = prompt.split(start)[-1].split(end)[0]
+            break
+    return prompt.split("\n")[-1]
+
+
 def render_fim_frames(reply: Reply, path: str, model: str) -> list[_Frame]:
     """A fill-in-the-middle stream: llama.cpp `/infill` SSE (`content`, `stop`), Ollama `/api/generate` NDJSON
     (`response`, `done`) or OpenAI-compatible `/v1/completions` SSE (`choices[0].text`, `[DONE]`)."""
@@ -623,6 +637,9 @@ class FakeLLMServer:
         self.props: dict[str, Any] | None = None
         # LM Studio's GET /api/v0/models entries (None = 404), e.g. [{"id": ..., "loaded_context_length": 4096}].
         self.lmstudio_models: list[dict[str, Any]] | None = None
+        # Fill-in-the-middle answers by the text before the cursor on its line (stripped), ahead of the queue: an
+        # editor sends requests whenever it likes, so editor tests answer by where the cursor is, not by order.
+        self.fim_by_line: dict[str, Reply] = {}
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -1035,7 +1052,7 @@ class FakeLLMServer:
     async def _fim(self, req: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """One scripted reply's Text (and Delay) steps as the middle, in the framing of the path asked."""
         body: dict[str, Any] = req.json if isinstance(req.json, dict) else {}
-        reply = self._next_reply()
+        reply = self.fim_by_line.get(fim_line_prefix(req.path, body).strip()) or self._next_reply()
         if reply.first_byte_delay:
             await self._sleep_watching(reader, reply.first_byte_delay)
         if reply.status != 200:
@@ -1146,6 +1163,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--script", help="JSON file: a list of replies (Reply.from_dict form)")
     parser.add_argument("--model", action="append", help="model name to list (repeatable)")
     parser.add_argument("--default", default="ok", help="text of the reply used when the script is exhausted")
+    parser.add_argument("--fim-by-line", help='JSON file: {"text before the cursor on its line": reply} for FIM')
     args = parser.parse_args(argv)
     fake = FakeLLMServer(port=args.port)
     if args.model:
@@ -1154,6 +1172,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
             fake.script(*(Reply.from_dict(d) for d in json.load(fh)))
+    if args.fim_by_line:
+        with open(args.fim_by_line, encoding="utf-8") as fh:
+            fake.fim_by_line = {k: Reply.from_dict(v) for k, v in json.load(fh).items()}
     fake.start()
     print(f"READY {fake.url}", flush=True)
     try:
@@ -1182,6 +1203,7 @@ __all__ = [
     "ToolCalls",
     "bag_of_words_embedding",
     "fake_embedding",
+    "fim_line_prefix",
     "render_fim_frames",
 ]
 
