@@ -170,21 +170,27 @@ class CompletionConfig(Section):
     debounce_ms: int = Field(default=150, ge=0, le=5000)
     """Wait this long after a keystroke; a newer request in the same document cancels the older one."""
     max_tokens: int = Field(default=96, ge=1, le=2048)
+    """Most tokens generated for one suggestion (generation also stops where the suggestion ends)."""
     max_lines: int = Field(default=8, ge=1, le=200)
     """Longest suggestion; it also ends where the block ends (a line indented less than the cursor's)."""
     multiline: bool = True
     """False: one line at most."""
-    prefix_lines: int = Field(default=64, ge=1, le=10_000)
-    suffix_lines: int = Field(default=16, ge=0, le=10_000)
-    context_tokens: int = Field(default=1024, ge=0, le=100_000)
+    prefix_lines: int = Field(default=48, ge=1, le=10_000)
+    """Lines before the cursor sent as the prefix (small windows keep a CPU model's cold prompt short)."""
+    suffix_lines: int = Field(default=12, ge=0, le=10_000)
+    """Lines after the cursor sent as the suffix (re-evaluated on every keystroke: keep it short)."""
+    context_tokens: int = Field(default=512, ge=0, le=100_000)
     """Budget of the extra context (recent files' chunks, definitions of names near the cursor); 0 = prefix and
     suffix only."""
     ring_chunks: int = Field(default=16, ge=0, le=1000)
     """How many chunks of recently opened and edited files are remembered (oldest dropped first)."""
     chunk_lines: int = Field(default=32, ge=4, le=1000)
+    """Lines of one context chunk (a recent file's, or a definition's)."""
     temperature: float = Field(default=0.1, ge=0, le=2)
-    timeout_s: float = Field(default=15.0, gt=0, le=600)
+    timeout_s: float = Field(default=30.0, gt=0, le=600)
+    """Longest wait for the completion server's next byte."""
     cache_size: int = Field(default=256, ge=0, le=100_000)
+    """Suggestions kept by prefix (0 = no cache)."""
 
     _check_url = field_validator("base_url")(_http_url)
 
