@@ -100,30 +100,38 @@ def _close_later(service: CompletionService) -> None:
     task.add_done_callback(_closing.discard)
 
 
+async def _complete(holder: CompletionHolder, params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList:
+    from ..completion.service import Document
+
+    service = holder.service()
+    doc = holder._document(params.text_document.uri)
+    if service is None or doc is None:
+        return lsp.InlineCompletionList(items=[])
+    position = doc.position_from_client_units(params.position)
+    document = Document(
+        key=params.text_document.uri,
+        path=holder.relative(params.text_document.uri),
+        text=doc.source,
+        line=position.line,
+        character=position.character,
+    )
+    suggestion = await service.complete(document)
+    if not suggestion.text:
+        return lsp.InlineCompletionList(items=[])
+    here = lsp.Range(start=params.position, end=params.position)
+    return lsp.InlineCompletionList(items=[lsp.InlineCompletionItem(insert_text=suggestion.text, range=here)])
+
+
 def register(server: AgentLanguageServer) -> CompletionHolder:
     holder = CompletionHolder(server)
 
     @server.feature(lsp.TEXT_DOCUMENT_INLINE_COMPLETION, lsp.InlineCompletionOptions())
     async def inline_completion(params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList | None:
-        from ..completion.service import Document
-
-        service = holder.service()
-        doc = holder._document(params.text_document.uri)
-        if service is None or doc is None:
+        try:
+            return await _complete(holder, params)
+        except Exception as exc:  # a position past the end, a file gone: no suggestion, never an error pop-up
+            log.warning("inline completion at %s failed: %s", params.text_document.uri, exc)
             return lsp.InlineCompletionList(items=[])
-        position = doc.position_from_client_units(params.position)
-        document = Document(
-            key=params.text_document.uri,
-            path=holder.relative(params.text_document.uri),
-            text=doc.source,
-            line=position.line,
-            character=position.character,
-        )
-        suggestion = await service.complete(document)
-        if not suggestion.text:
-            return lsp.InlineCompletionList(items=[])
-        here = lsp.Range(start=params.position, end=params.position)
-        return lsp.InlineCompletionList(items=[lsp.InlineCompletionItem(insert_text=suggestion.text, range=here)])
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: lsp.DidChangeTextDocumentParams) -> None:

@@ -134,3 +134,18 @@ async def test_a_model_that_cannot_fill_in_the_middle_is_reported_once(
     ]
     assert len(said) == 1 and "cannot fill in the middle" in said[0]
     assert fake_llm.fim_requests() == []
+
+
+async def test_bad_positions_and_unknown_files_get_an_empty_answer_and_the_server_goes_on(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.models = [FakeModel("qwen2.5-coder-1.5b")]
+    fake_llm.default_reply = Reply.text("return 1\n")
+    client = await start_server(workspace, options(fake_llm))
+    uri = open_doc(client, workspace / "geo.py")
+    gone = (workspace / "missing.py").as_uri()
+    assert await client.request("textDocument/inlineCompletion", inline(gone)) == {"items": []}
+    far = await client.request("textDocument/inlineCompletion", inline(uri, line=999, character=999))
+    assert isinstance(far["items"], list)
+    ok = await client.request("textDocument/inlineCompletion", inline(uri))
+    assert ok["items"][0]["insertText"] == "return 1"
