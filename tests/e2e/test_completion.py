@@ -112,6 +112,7 @@ async def test_typing_supersedes_the_pending_suggestion(
     second = await client.request("textDocument/inlineCompletion", inline(uri, 1, 7))
     assert (await asyncio.wait_for(first, 10)) == {"items": []}
     assert second["items"][0]["insertText"] == "urn width * height"
+    assert "    ret<|fim_suffix|>" in fake_llm.fim_requests()[-1].json["prompt"]  # the edited text, via didChange
     assert fake_llm.fim_requests()[0].disconnected
 
 
