@@ -63,6 +63,7 @@ class LlamaCppInfill(_Base):
     it; `cache_prompt` keeps the evaluated prompt in the slot, so an unchanged head costs nothing next time."""
 
     name = "llamacpp"
+    last_timings: dict[str, Any] | None = None  # llama.cpp's `timings` of the last answer (cache_n, prompt_ms, …)
 
     def body(self, req: FimRequest) -> dict[str, Any]:
         return {
@@ -88,6 +89,8 @@ class LlamaCppInfill(_Base):
             data = decode_json(url, line[5:].strip())
             if isinstance(data, dict) and "error" in data:
                 _stream_error(url, data["error"])
+            if isinstance(data, dict) and isinstance(data.get("timings"), dict):
+                self.last_timings = data["timings"]
             content = data.get("content") if isinstance(data, dict) else None
             if isinstance(content, str) and content:
                 yield content

@@ -5,9 +5,11 @@ For each span the same model answers twice in the same run: with prefix and suff
 with repository context (the ring holding the other files the commit touched, as they were before it, and the
 definitions of names near the cursor from an index of the parent commit's tree; the file itself is never in the
 context). Scored on the first suggested line against the real one: exact match (whitespace-trimmed) and edit
-similarity (1 - Levenshtein / longer length). Latency, request to suggestion, on a subset: cold (the server's slot
-erased first) against warm (the same span after one more typed character, so llama.cpp reuses the evaluated
-prompt; our own prefix cache bypassed), and the prefix cache's own hit (the user typed what was suggested).
+similarity (1 - Levenshtein / longer length). Latency, request to suggestion, on a subset, for one request (the span
+with its first character typed) asked twice: warm (the keystroke before, the span without that character, was just
+asked, so llama.cpp reuses the evaluated prompt up to the cursor's line) and cold (the server's slot erased first);
+temperature 0, so both generate the same answer and only the prompt evaluation differs. Our own prefix cache is off
+for these; its hit (the user typed what was suggested) is timed apart. `--spans 0` measures latency only.
 
 The model is Qwen2.5-Coder-0.5B (Q4_K_M) under llama.cpp's server from `xllamacpp`, started here in a child process
 (`cache_prompt`, `n_cache_reuse = 256`). Everything goes through `CompletionService` and `LlamaCppInfill`.
@@ -199,13 +201,15 @@ def config(context_tokens: int, cache: int = 0) -> CompletionConfig:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    spans = collect(args.repo_git, args.spans, args.seed)
+    spans = collect(args.repo_git, max(args.spans, args.latency_spans), args.seed)
     print(f"{len(spans)} spans from {len({s.commit for s in spans})} commits of pallets/click", file=sys.stderr)
     url = args.url
     client = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=5))
 
+    backend = LlamaCppInfill(url, "qwen2.5-coder-0.5b", client, 600, None)
+
     async def factory() -> LlamaCppInfill:
-        return LlamaCppInfill(url, "qwen2.5-coder-0.5b", client, 600, None)
+        return backend
 
     plain = CompletionService(config(0), factory)
     # One service per configuration for the whole run: the backend is checked once, as in the editor.
@@ -215,6 +219,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     cold: list[float] = []
     warm: list[float] = []
     hits: list[float] = []
+    reused: list[int] = []  # prompt tokens llama.cpp took from its cache (warm)
+    prompt_tokens: list[int] = []  # prompt tokens evaluated (cold)
+    same: list[bool] = []
     with tempfile.TemporaryDirectory() as tmp:
         indexes: dict[str, WorkspaceIndex] = {}
         for n, span in enumerate(spans):
@@ -229,36 +236,52 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             rich.ring = RecentChunks(8, 16)
             for path, before, line in span.others:
                 rich.ring.add(path, before, line)
-            a = await plain.complete(masked(span))
-            b = await rich.complete(masked(span))
-            row = {"commit": span.commit[:10], "path": span.path, "line": span.line + 1, "target": span.target}
-            for name, s in (("plain", a), ("context", b)):
-                first = s.text.split("\n")[0].strip()
-                row[name] = {"first_line": first, "exact": first == span.target, "sim": similarity(first, span.target)}
-            row["extra_chunks"] = b.extra_chunks
-            rows.append(row)
-            print(
-                f"[{n + 1}/{len(spans)}] {span.path}:{span.line + 1} plain={row['plain']['sim']:.2f} "
-                f"context={row['context']['sim']:.2f} ({b.extra_chunks} chunks)",
-                file=sys.stderr,
-            )
+            if n < args.spans:
+                a = await plain.complete(masked(span))
+                b = await rich.complete(masked(span))
+                row: dict[str, Any] = {"commit": span.commit[:10], "path": span.path, "line": span.line + 1}
+                row["target"] = span.target
+                for name, got in (("plain", a), ("context", b)):
+                    first = got.text.split("\n")[0].strip()
+                    row[name] = {
+                        "first_line": first,
+                        "exact": first == span.target,
+                        "sim": similarity(first, span.target),
+                    }
+                row["extra_chunks"] = b.extra_chunks
+                rows.append(row)
+                print(
+                    f"[{n + 1}/{len(spans)}] {span.path}:{span.line + 1} plain={row['plain']['sim']:.2f} "
+                    f"context={row['context']['sim']:.2f} ({b.extra_chunks} chunks)",
+                    file=sys.stderr,
+                )
             if n < args.latency_spans:
+                # Same prompt and (temperature 0) same answer both times: only llama.cpp's prompt cache differs.
+                # Warm: the span was just asked without the typed character, as the keystroke before would have.
+                typed = span.target[:1]
+                await client.post(f"{url}/slots/0?action=erase")
+                await rich.complete(masked(span))
+                t = time.perf_counter()
+                got = await rich.complete(masked(span, typed))
+                warm.append((time.perf_counter() - t) * 1000)
+                reused.append(int((backend.last_timings or {}).get("cache_n", 0)))
                 await client.post(f"{url}/slots/0?action=erase")
                 t = time.perf_counter()
-                first = await rich.complete(masked(span))
+                again = await rich.complete(masked(span, typed))
                 cold.append((time.perf_counter() - t) * 1000)
-                typed = span.target[:1]
+                prompt_tokens.append(int((backend.last_timings or {}).get("prompt_n", 0)))
+                same.append(got.text == again.text)
+                shown = got.text or "x = 1"
+                cached.cache.put(_prefix(span), _suffix(span), shown)
                 t = time.perf_counter()
-                await rich.complete(masked(span, typed))
-                warm.append((time.perf_counter() - t) * 1000)
-                cached.cache.put(_prefix(span), _suffix(span), first.text or "x = 1")
-                t = time.perf_counter()
-                await cached.complete(masked(span, (first.text or "x = 1")[:1]))
+                await cached.complete(masked(span, shown[:1]))
                 hits.append((time.perf_counter() - t) * 1000)
         for index in indexes.values():
             index.close()
     await client.aclose()
-    return summarize(rows, cold, warm, hits, args)
+    extra = {"cache_n_warm_p50": pct([float(x) for x in reused], 0.5), "prompt_n_cold_p50": pct([float(x) for x in prompt_tokens], 0.5),
+             "same_answer_warm_and_cold": sum(same)}  # fmt: skip
+    return summarize(rows, cold, warm, hits, args) | {"latency_tokens": extra}
 
 
 def _prefix(span: Span) -> str:
@@ -346,6 +369,11 @@ def main() -> None:
         f"latency ms (n={lat['n']}): cold p50 {lat['cold_p50']:.0f} p95 {lat['cold_p95']:.0f} | "
         f"warm p50 {lat['warm_p50']:.0f} p95 {lat['warm_p95']:.0f} | prefix-cache hit p50 "
         f"{lat['prefix_cache_hit_p50']:.2f}"
+    )
+    tok = result["latency_tokens"]
+    print(
+        f"  llama.cpp prompt tokens: cold evaluates p50 {tok['prompt_n_cold_p50']:.0f}; warm reuses p50 "
+        f"{tok['cache_n_warm_p50']:.0f} from its cache; same answer warm and cold: {tok['same_answer_warm_and_cold']}/{lat['n']}"
     )
     print(f"took {result['seconds']} s")
 
