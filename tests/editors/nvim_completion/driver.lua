@@ -58,10 +58,10 @@ local ok, err = pcall(function()
   end)
   result.accepted_line = line()
   result.ghost_after_accept = ghost()
-  -- 3. Typing cancels the request in flight: a new line asks (a slow answer), a typed character supersedes it.
-  input('<CR>')
+  -- 3. Typing cancels the request in flight: "x" on a new line asks (a slow answer), "v" supersedes it.
+  input('<CR>x')
   result.slow_pending = wait(10000, pending)
-  vim.wait(400)
+  vim.wait(800) -- past the server's debounce: the slow request is at the model
   input('v')
   result.second_shown = wait(30000, function()
     return ghost() ~= vim.NIL
