@@ -29,3 +29,9 @@ else
 fi
 echo "== prompt-cache reuse over a 10-round turn, real llama-server (issue 14)"
 python tests/benchmarks/bench_prompt_cache.py
+if [ -d "$REPOS_DIR/pallets+click/repo" ] && python -c "import xllamacpp" 2>/dev/null; then
+  echo "== inline completion on pallets/click commits, Qwen2.5-Coder-0.5B (issue 32)"
+  python tests/benchmarks/bench_completion.py --repo-git "$REPOS_DIR/pallets+click/repo" ${QUICK:+--quick}
+else
+  echo "== inline completion: skipped (needs a pallets/click mirror in $REPOS_DIR and xllamacpp)"
+fi
