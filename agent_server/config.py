@@ -230,6 +230,51 @@ class HooksConfig(Section):
     """When a turn ends."""
 
 
+class CompletionConfig(Section):
+    enabled: bool = True
+    """Inline completion (`textDocument/inlineCompletion`): fill-in-the-middle as you type. Models that cannot
+    fill in the middle get no requests (`agent-server doctor` says why)."""
+    provider: Literal["auto", "llamacpp", "ollama", "openai"] = "auto"
+    """`llamacpp` = `/infill` with extra context, `ollama` = `/api/generate` with `suffix`, `openai` =
+    `/v1/completions`; `auto` asks the server (`completion.base_url`, else the chat server)."""
+    base_url: str | None = None
+    """The completion server; None = the chat server (`llm.base_url`, or the one auto-detected)."""
+    model: str | None = None
+    """The completion model; None = `llm.model` (or the first model the server lists)."""
+    api_key: str | None = None
+    fim_template: Literal["auto", "server", "qwen", "starcoder", "codellama", "deepseek", "codestral", "codegemma"] = (
+        "auto"
+    )
+    """How the prompt is written for Ollama and OpenAI-compatible servers: `auto` picks the model family's own
+    tokens from its name; `server` sends `suffix` and lets the server's template do it."""
+    debounce_ms: int = Field(default=150, ge=0, le=5000)
+    """Wait this long after a keystroke; a newer request in the same document cancels the older one."""
+    max_tokens: int = Field(default=96, ge=1, le=2048)
+    """Most tokens generated for one suggestion (generation also stops where the suggestion ends)."""
+    max_lines: int = Field(default=8, ge=1, le=200)
+    """Longest suggestion; it also ends where the block ends (a line indented less than the cursor's)."""
+    multiline: bool = True
+    """False: one line at most."""
+    prefix_lines: int = Field(default=48, ge=1, le=10_000)
+    """Lines before the cursor sent as the prefix (small windows keep a CPU model's cold prompt short)."""
+    suffix_lines: int = Field(default=12, ge=0, le=10_000)
+    """Lines after the cursor sent as the suffix (re-evaluated on every keystroke: keep it short)."""
+    context_tokens: int = Field(default=512, ge=0, le=100_000)
+    """Budget of the extra context (recent files' chunks, definitions of names near the cursor); 0 = prefix and
+    suffix only."""
+    ring_chunks: int = Field(default=16, ge=0, le=1000)
+    """How many chunks of recently opened and edited files are remembered (oldest dropped first)."""
+    chunk_lines: int = Field(default=32, ge=4, le=1000)
+    """Lines of one context chunk (a recent file's, or a definition's)."""
+    temperature: float = Field(default=0.1, ge=0, le=2)
+    timeout_s: float = Field(default=30.0, gt=0, le=600)
+    """Longest wait for the completion server's next byte."""
+    cache_size: int = Field(default=256, ge=0, le=100_000)
+    """Suggestions kept by prefix (0 = no cache)."""
+
+    _check_url = field_validator("base_url")(_http_url)
+
+
 class StoreConfig(Section):
     path: str | None = None
     """SQLite file; default: the user data dir (platformdirs)."""
@@ -247,6 +292,7 @@ class Settings(Section):
     context: ContextConfig = Field(default_factory=ContextConfig)
     index: IndexConfig = Field(default_factory=IndexConfig)
     checkpoints: CheckpointsConfig = Field(default_factory=CheckpointsConfig)
+    completion: CompletionConfig = Field(default_factory=CompletionConfig)
     store: StoreConfig = Field(default_factory=StoreConfig)
     log: LogConfig = Field(default_factory=LogConfig)
     hooks: HooksConfig = Field(default_factory=HooksConfig)

@@ -26,6 +26,7 @@ class Report:
     models: list[dict[str, Any]] = field(default_factory=list)
     mcp_servers: list[dict[str, Any]] = field(default_factory=list)
     embedded: dict[str, Any] = field(default_factory=dict)
+    completion: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     rules: dict[str, Any] = field(default_factory=dict)
@@ -101,6 +102,9 @@ async def collect(settings: Settings, workspace: Path) -> Report:
         report.problems.append(f"{exc}. Fix: check that the server at {url} is running and reachable.")
     finally:
         await provider.aclose()
+    report.completion = await _completion_status(settings)
+    if report.completion.get("note"):
+        report.notes.append(report.completion["note"])
     report.mcp_servers = await _mcp_status(settings, workspace)
     for server in report.mcp_servers:
         if server.get("state") == "failed":
@@ -183,6 +187,33 @@ def _capability_notes(info: ModelInfo | None) -> list[str]:
             'prompt-based tools are used; set llm.tool_mode = "native" to override.'
         )
     return notes
+
+
+async def _completion_status(settings: Settings) -> dict[str, Any]:
+    """Whether inline completion can work with the configured model: a model that cannot fill in the middle gets no
+    completion requests, which is a note (chat still works), not a problem."""
+    if not settings.completion.enabled:
+        return {"enabled": False, "note": "inline completion: off (completion.enabled = false)"}
+    from .completion.backends import describe
+    from .completion.endpoint import open_backend
+
+    try:
+        backend = await open_backend(settings)
+    except LLMError as exc:
+        return {"enabled": True, "supported": False, "note": f"inline completion: no server ({exc})"}
+    try:
+        support = await backend.check()
+    finally:
+        await backend.aclose()
+    if support.ok:
+        return {"enabled": True, "supported": True, "backend": describe(backend),
+                "note": f"inline completion: {describe(backend)}"}  # fmt: skip
+    return {
+        "enabled": True,
+        "supported": False,
+        "reason": support.reason,
+        "note": f"inline completion is off for this model: {support.reason} (docs/completion.md)",
+    }
 
 
 async def _mcp_status(settings: Settings, workspace: Path) -> list[dict[str, Any]]:

@@ -37,3 +37,9 @@ else
 fi
 echo "== prompt-cache reuse over a multi-round turn, real llama.cpp server (issue 14)"
 python tests/benchmarks/bench_prompt_cache.py "${Q[@]}"
+if [ -n "$REPOS" ] && [ -d "$REPOS/pallets+click/repo" ] && python -c "import xllamacpp" 2>/dev/null; then
+  echo "== inline completion on pallets/click commits, Qwen2.5-Coder-0.5B (issue 32)"
+  python tests/benchmarks/bench_completion.py --repo-git "$REPOS/pallets+click/repo" "${Q[@]}"
+else
+  echo "== inline completion: skipped (needs AGENT_BENCH_REPOS with a pallets/click mirror, and xllamacpp)"
+fi

@@ -13,6 +13,7 @@ from . import (
     agent_methods,
     checkpoint_methods,
     command_methods,
+    completion_methods,
     index_methods,
     session_methods,
     settings_methods,
@@ -28,5 +29,6 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
     agent_methods.register(server)
     command_methods.register(server)
     settings_methods.register(server)
-    index_methods.register(server)
+    completion = completion_methods.register(server)
+    index_methods.register(server, documents=[completion])
     return server

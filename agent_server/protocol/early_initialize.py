@@ -45,6 +45,7 @@ def capabilities(client: dict[str, Any]) -> dict[str, Any]:
         "positionEncoding": encoding,
         "textDocumentSync": {"openClose": True, "change": 2, "save": {"documentSelector": None, "includeText": True}},
         "executeCommandProvider": {"commands": ["agent.index"]},
+        "inlineCompletionProvider": {},
         "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}, "fileOperations": {}},
     }
 

@@ -4,7 +4,8 @@ the document notifications (open, close, save) that keep the index and its ranki
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from lsprotocol import types as lsp
 
@@ -15,7 +16,15 @@ from .server import AgentLanguageServer, rpc, uri_path
 log = logging.getLogger(__name__)
 
 
-def register(server: AgentLanguageServer) -> None:
+class DocumentListener(Protocol):
+    """Another feature that follows the editor's documents (inline completion's recent-files context)."""
+
+    def opened(self, uri: str, text: str) -> None: ...
+
+    def saved(self, uri: str) -> None: ...
+
+
+def register(server: AgentLanguageServer, documents: Sequence[DocumentListener] = ()) -> None:
     def indexer() -> Any:
         service = server.require_agent().indexer
         if service is None:
@@ -50,6 +59,8 @@ def register(server: AgentLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE, lsp.TextDocumentSaveRegistrationOptions(include_text=True))
     async def did_save(params: lsp.DidSaveTextDocumentParams) -> None:
+        for listener in documents:
+            listener.saved(params.text_document.uri)
         if server.agent is None or server.agent.indexer is None:
             return
         try:
@@ -59,6 +70,8 @@ def register(server: AgentLanguageServer) -> None:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: lsp.DidOpenTextDocumentParams) -> None:
+        for listener in documents:
+            listener.opened(params.text_document.uri, params.text_document.text)
         if server.agent is not None and server.agent.indexer is not None:
             server.agent.indexer.opened(uri_path(params.text_document.uri))
 

@@ -8,7 +8,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import acp
 from ..agents import Profile, modes
@@ -25,7 +25,6 @@ from ..errors import AgentServerError, InvalidParamsError, SessionNotFoundError
 from ..index.service import IndexService
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
-from ..llm.slot_cache import SlotCache, slot_cache_for
 from ..messages import Message
 from ..store import Store
 from ..tools.base import Services
@@ -39,6 +38,9 @@ from .edit_format import with_edit_format
 from .profiled_turn import run_profiled_turn
 from .replay import replay_updates
 from .titles import title_from_prompt
+
+if TYPE_CHECKING:
+    from ..llm.slot_cache import SlotCache
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -124,6 +126,8 @@ class AgentService:
                 self._provider, self._model, self._model_info = await open_provider(
                     self.settings, cache=cache, begin=begin
                 )
+                from ..llm.slot_cache import slot_cache_for  # httpx and its CLI's imports: not at start
+
                 self._slots = slot_cache_for(self.settings.llm, self._provider, self._model_info)
             return self._provider, self._model, self._model_info
 

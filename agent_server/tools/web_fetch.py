@@ -16,8 +16,6 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-import httpx
-
 from ..config import ToolsConfig
 from ..errors import ToolError
 from .base import ToolContext, ToolResult
@@ -69,6 +67,8 @@ def to_markdown(html: str) -> tuple[str, str]:
 
 async def _download(url: str, cfg: ToolsConfig) -> tuple[str, str, bool]:
     """(final URL, decoded text, cut) of a text page; ToolError with a clear reason otherwise."""
+    import httpx  # on first use: httpx pulls in its CLI's imports, too many for the server's start
+
     timeout = httpx.Timeout(cfg.fetch_timeout_s, connect=min(10.0, cfg.fetch_timeout_s))
     host = host_of(url)
     async with httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False) as client:

@@ -51,7 +51,15 @@ def test_benchmark_quick_mode_runs_and_reports(script: str, tmp_path: Path) -> N
 
 def test_every_benchmark_has_a_quick_mode() -> None:
     """A new benchmark joins the list above (or the real-model lane's), so CI runs it too."""
-    real_model = {"bench_prompt_cache.py", "bench_retrieval_embeddings.py"}  # need a model server: real_llm lane
+    # these need a real model (llama.cpp with Qwen2.5-Coder-0.5B or SmolLM2): their quick modes run in the real_llm
+    # lane (tests/real_llm/test_benchmarks_quick.py)
+    real_model = {
+        "bench_prompt_cache.py",
+        "bench_retrieval_embeddings.py",
+        "bench_completion.py",
+        "bench_scorecard.py",
+        "bench_ttft.py",
+    }
     scripts = {p.name for p in (ROOT / "tests" / "benchmarks").glob("bench_*.py")}
     missing = scripts - set(QUICK) - real_model
     assert not missing, f"benchmarks without a quick run in CI: {sorted(missing)}"

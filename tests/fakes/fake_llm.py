@@ -13,6 +13,10 @@ background thread, so it serves sync tests, async tests and subprocesses alike.
     fake.wait_for_requests(2, timeout=5)
     fake.requests[0].wait_done(5); fake.requests[0].disconnected   # True if the client hung up mid-stream
 
+Fill-in-the-middle (`/infill`, `/api/generate`, `/v1/completions`) consumes a reply too: its `Text` steps are the
+middle, streamed in the path's own framing (`Delay` steps pause it, so a cancelled completion can be observed);
+`fake.fim_by_line` answers by the text before the cursor instead (CLI: `--fim-by-line file.json`).
+
 One scripted `Reply` is consumed per chat request on either `/api/chat` (NDJSON) or `/v1/chat/completions` (SSE): the
 path picks the framing, `"stream": false` in the request picks a single JSON object. A reply is a list of steps
 (`Text`, `Thinking`, `Both`, `ToolCalls`, `Delay`, `StreamError`, `Comment`, `Raw`) plus framing knobs; an HTTP error
@@ -562,6 +566,43 @@ def render_openai_full(reply: Reply, model: str) -> dict[str, Any]:
 # --- the server -------------------------------------------------------------------------------------------
 
 
+def fim_line_prefix(path: str, body: dict[str, Any]) -> str:
+    """The text before the cursor on its line, from any of the three FIM request shapes (raw prompts in the Qwen,
+    StarCoder or CodeLlama tokens, or prefix/suffix fields)."""
+    if path == "/infill":
+        return str(body.get("input_prefix", "")).split("\n")[-1] + str(body.get("prompt", ""))
+    prompt = str(body.get("prompt", ""))
+    for start, end in (("<|fim_prefix|>", "<|fim_suffix|>"), ("<fim_prefix>", "<fim_suffix>"), ("<PRE> ", " <SUF>")):
+        if start in prompt and end in prompt:
+            prompt = prompt.split(start)[-1].split(end)[0]
+            break
+    return prompt.split("\n")[-1]
+
+
+def render_fim_frames(reply: Reply, path: str, model: str) -> list[_Frame]:
+    """A fill-in-the-middle stream: llama.cpp `/infill` SSE (`content`, `stop`), Ollama `/api/generate` NDJSON
+    (`response`, `done`) or OpenAI-compatible `/v1/completions` SSE (`choices[0].text`, `[DONE]`)."""
+
+    def frame(text: str, last: bool) -> bytes:
+        if path == "/infill":
+            return f"data: {_dumps({'content': text, 'stop': last})}\n\n".encode()
+        if path == "/api/generate":
+            return (_dumps({"model": model, "created_at": _now(), "response": text, "done": last}) + "\n").encode()
+        choice = {"index": 0, "text": text, "finish_reason": "stop" if last else None}
+        return f"data: {_dumps({'object': 'text_completion', 'choices': [choice]})}\n\n".encode()
+
+    frames: list[_Frame] = []
+    for step in reply.steps:
+        if isinstance(step, Delay):
+            frames.append(step)
+        elif isinstance(step, Text):
+            frames.append(frame(step.text, False))
+    frames.append(frame("", True))
+    if path == "/v1/completions":
+        frames.append(b"data: [DONE]\n\n")
+    return frames
+
+
 def fake_embedding(text: str, dim: int = 8) -> list[float]:
     """A deterministic unit vector per text."""
     digest = hashlib.sha256(text.encode()).digest()
@@ -612,6 +653,9 @@ class FakeLLMServer:
         # llama.cpp's saved slots (--slot-save-path), file name -> tokens; None = 501, a server started without it.
         # Served, with /apply-template (render_template), only while `props` is set (a llama.cpp server).
         self.slot_files: dict[str, int] | None = None
+        # Fill-in-the-middle answers by the text before the cursor on its line (stripped), ahead of the queue: an
+        # editor sends requests whenever it likes, so editor tests answer by where the cursor is, not by order.
+        self.fim_by_line: dict[str, Reply] = {}
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -692,6 +736,10 @@ class FakeLLMServer:
 
     def chat_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.endswith(("/api/chat", "/chat/completions"))]
+
+    def fim_requests(self) -> list[RecordedRequest]:
+        """Fill-in-the-middle requests: llama.cpp /infill, Ollama /api/generate, OpenAI-compatible /v1/completions."""
+        return [r for r in self.requests if r.path in ("/infill", "/api/generate", "/v1/completions")]
 
     def wait_for_requests(self, n: int, timeout: float = 5.0) -> list[RecordedRequest]:
         deadline = time.monotonic() + timeout
@@ -812,6 +860,8 @@ class FakeLLMServer:
             return await self._chat(req, reader, writer, openai=False)
         if path == "/v1/chat/completions" and m == "POST":
             return await self._chat(req, reader, writer, openai=True)
+        if path in ("/infill", "/api/generate", "/v1/completions") and m == "POST":
+            return await self._fim(req, reader, writer)
         return await self._send(writer, 404, b"404 page not found", "text/plain")
 
     async def _slots(self, req: RecordedRequest, writer: asyncio.StreamWriter) -> bool:
@@ -1042,6 +1092,29 @@ class FakeLLMServer:
         await self._stream(reader, writer, frames, reply, ctype, req.writes)
         return False
 
+    async def _fim(self, req: RecordedRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """One scripted reply's Text (and Delay) steps as the middle, in the framing of the path asked."""
+        body: dict[str, Any] = req.json if isinstance(req.json, dict) else {}
+        reply = self.fim_by_line.get(fim_line_prefix(req.path, body).strip()) or self._next_reply()
+        if reply.first_byte_delay:
+            await self._sleep_watching(reader, reply.first_byte_delay)
+        if reply.status != 200:
+            body_bytes = reply.error_body if isinstance(reply.error_body, str) else _dumps(reply.error_body)
+            return await self._send(writer, reply.status, body_bytes.encode())
+        model = str(body.get("model") or "")
+        frames = render_fim_frames(reply, req.path, model)
+        if not body.get("stream", req.path == "/api/generate"):
+            text = "".join(s.text for s in reply.steps if isinstance(s, Text))
+            full = {
+                "/infill": {"content": text, "stop": True},
+                "/api/generate": {"model": model, "created_at": _now(), "response": text, "done": True},
+                "/v1/completions": {"object": "text_completion", "choices": [{"index": 0, "text": text}]},
+            }[req.path]
+            return await self._json(writer, 200, full)
+        ctype = "application/x-ndjson" if req.path == "/api/generate" else "text/event-stream"
+        await self._stream(reader, writer, frames, reply, ctype, req.writes)
+        return False
+
     async def _sleep_watching(self, reader: asyncio.StreamReader, seconds: float) -> None:
         """Sleep, but notice a client that hangs up meanwhile."""
         try:
@@ -1133,6 +1206,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--script", help="JSON file: a list of replies (Reply.from_dict form)")
     parser.add_argument("--model", action="append", help="model name to list (repeatable)")
     parser.add_argument("--default", default="ok", help="text of the reply used when the script is exhausted")
+    parser.add_argument("--fim-by-line", help='JSON file: {"text before the cursor on its line": reply} for FIM')
     args = parser.parse_args(argv)
     fake = FakeLLMServer(port=args.port)
     if args.model:
@@ -1141,6 +1215,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
             fake.script(*(Reply.from_dict(d) for d in json.load(fh)))
+    if args.fim_by_line:
+        with open(args.fim_by_line, encoding="utf-8") as fh:
+            fake.fim_by_line = {k: Reply.from_dict(v) for k, v in json.load(fh).items()}
     fake.start()
     print(f"READY {fake.url}", flush=True)
     try:
@@ -1169,6 +1246,8 @@ __all__ = [
     "ToolCalls",
     "bag_of_words_embedding",
     "fake_embedding",
+    "fim_line_prefix",
+    "render_fim_frames",
 ]
 
 if __name__ == "__main__":

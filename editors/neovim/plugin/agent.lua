@@ -56,3 +56,20 @@ end, { bang = true, desc = 'Create an agent profile from a short form (! for the
 cmd('AgentCheckpoints', function()
   require('agent').checkpoints()
 end, { desc = 'Review or undo what an agent turn changed' })
+
+cmd('AgentCompletion', function(o)
+  local arg = o.args
+  local value = nil
+  if arg == 'on' then
+    value = true
+  elseif arg == 'off' then
+    value = false
+  end
+  require('agent.completion').set_enabled(value)
+end, {
+  nargs = '?',
+  complete = function()
+    return { 'on', 'off', 'toggle' }
+  end,
+  desc = 'Inline completion (ghost text) on, off or toggle',
+})

@@ -99,5 +99,14 @@ if [ -f agent-server.vsix ]; then
   else
     FAILED=$((FAILED + 1))
   fi
+  say "inline completion end-to-end in code-server $CODE_SERVER_VERSION"
+  rm -f "$RESULTS/completion-summary.json"
+  VSIX=$EXT/agent-server.vsix node test/e2e/completion.e2e.mjs
+  if [ -f "$RESULTS/completion-summary.json" ]; then
+    PASSED=$((PASSED + $(node -p "require('$RESULTS/completion-summary.json').passed")))
+    FAILED=$((FAILED + $(node -p "require('$RESULTS/completion-summary.json').failed")))
+  else
+    FAILED=$((FAILED + 1))
+  fi
 fi
 finish

@@ -7,6 +7,7 @@ import { ChatController } from "./chatController";
 import { CHECKPOINT_SCHEME, CheckpointCommands } from "./checkpointCommands";
 import { ChatViews } from "./chatView";
 import { runIndex } from "./indexing";
+import { CompletionToggle } from "./inlineCompletion";
 import { PROPOSED_SCHEME, VsCodeEditorBridge } from "./editorBridge";
 import { modelDescription } from "./models";
 import { selectionPrompt } from "./protocol";
@@ -32,7 +33,9 @@ export function activate(context: vscode.ExtensionContext): void {
   });
   views.bind(controller);
   controller.restoreOnAttach(bridge.rememberedSession);
-  server = new AgentServer(output, controller);
+  const completion = new CompletionToggle(() => server?.rpc);
+  context.subscriptions.push(completion);
+  server = new AgentServer(output, controller, completion);
   running = server;
   const checkpoints = new CheckpointCommands(() => server?.rpc, controller, cwd);
 

@@ -16,6 +16,7 @@ import {
   type RequestPermissionParams,
   type SessionNotification,
 } from "./protocol";
+import type { CompletionToggle } from "./inlineCompletion";
 import { makeWhich, resolveServerCommand } from "./serverCommand";
 import { DIAGNOSTICS_METHOD, diagnosticsWatch, type DiagnosticsParams } from "./diagnostics";
 
@@ -35,6 +36,7 @@ export class AgentServer implements vscode.Disposable {
   constructor(
     private readonly output: vscode.LogOutputChannel,
     private readonly controller: ChatController,
+    private readonly completion?: CompletionToggle,
   ) {}
 
   get rpc(): Rpc | undefined {
@@ -80,6 +82,7 @@ export class AgentServer implements vscode.Disposable {
       outputChannel: this.output,
       initializationOptions: () => initializationOptions(llmSettings()),
       middleware: {
+        ...this.completion?.middleware(),
         workspace: {
           // The server pulls "agentServer" as its own settings: answer with those only, not the editor's keys.
           configuration: async (params, token, next) => {
@@ -138,6 +141,7 @@ export class AgentServer implements vscode.Disposable {
     this.controller.attach(this.rpc);
     this.controller.setServerState("running");
     this.output.info("agent server running");
+    void this.completion?.refresh();
   }
 
   async stop(): Promise<void> {

@@ -30,6 +30,10 @@ M.defaults = {
   tool_result_lines = 12,
   -- Echo indexing progress when no progress UI (fidget.nvim, a statusline) shows it.
   notify_progress = true,
+  -- Inline completion: ghost text from the server (textDocument/inlineCompletion) while you type in a file; the
+  -- server starts at the first insert. `accept` / `dismiss` are insert-mode keys (false: no mapping; a key falls
+  -- through to its usual meaning when no suggestion shows). Server-side settings: `settings.completion`.
+  completion = { enabled = true, accept = '<Tab>', dismiss = '<C-]>' },
   -- Buffer-local keymaps of the chat and input windows; false disables one.
   keymaps = {
     send = '<CR>', -- normal mode, in the input window

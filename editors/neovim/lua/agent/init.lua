@@ -24,6 +24,7 @@ function M.setup(opts)
       M._on_progress(ev)
     end,
   })
+  require('agent.completion').setup(group)
 end
 
 local function ensure_setup()
