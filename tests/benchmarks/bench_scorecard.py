@@ -162,8 +162,8 @@ def make_systems(args: argparse.Namespace, base_url: str, model: str, store: Pat
         systems.append(PlainLoopSystem(base_url, model, args.timeout))
     if "wholefile" in wanted:
         systems.append(WholeFileSystem(base_url, model, args.timeout))
-    if args.ablation:
-        systems += [AgentServerSystem(base_url, model, store, args.timeout, (f,)) for f in FEATURES]
+    off = list(FEATURES) if args.ablation else [f for f in (args.off or "").split(",") if f]
+    systems += [AgentServerSystem(base_url, model, store, args.timeout, (f,)) for f in off]
     return systems
 
 
@@ -210,6 +210,7 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=8192, help="context window when --gguf starts the server")
     ap.add_argument("--systems", default="agent,plain,wholefile")
     ap.add_argument("--ablation", action="store_true", help="also agent-server with each small-model feature off")
+    ap.add_argument("--off", default=None, help=f"also agent-server with these features off: {','.join(FEATURES)}")
     ap.add_argument("--tasks", default=None, help="comma-separated task names")
     ap.add_argument("--kinds", default=None, help="exercise,workspace")
     ap.add_argument("--limit", type=int, default=None)
