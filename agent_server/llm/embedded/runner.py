@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--alias", required=True)
     p.add_argument("--slot-save-path", default="")
     p.add_argument("--parallel", type=int, default=1)
+    p.add_argument("--metrics", action="store_true", help="serve /metrics (token counters, for benchmarks)")
     args = p.parse_args(argv)
     _die_with_parent()
     try:
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     params.use_jinja = True  # the model's own chat template: it renders tool definitions and calls
     params.endpoint_slots = True
     params.endpoint_props = True
+    params.endpoint_metrics = args.metrics
     params.cache_prompt = True
     params.port = args.port
     params.hostnames = ["127.0.0.1"]

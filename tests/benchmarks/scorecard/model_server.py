@@ -1,11 +1,9 @@
-"""A llama.cpp server for a benchmark run: xllamacpp in a child process on a free loopback port, metrics on.
-
-(The embedded provider starts the same server for users; a benchmark starts its own so the window and the
-metrics endpoint are the benchmark's choice.)
-"""
+"""The model server of a scorecard run: agent-server's own embedded llama.cpp runner (the built-in model's server,
+`llm/embedded/runner.py`) in a child process on a free loopback port, with /metrics on for the token counts."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -15,22 +13,7 @@ from pathlib import Path
 
 import httpx
 
-CHILD = """
-import sys, time
-import xllamacpp as x
-p = x.CommonParams()
-p.model.path = sys.argv[1]
-p.n_ctx = int(sys.argv[2])
-p.port = int(sys.argv[3])
-p.use_jinja = True
-p.endpoint_slots = True
-p.endpoint_metrics = True
-p.n_parallel = 1
-p.cpuparams.n_threads = int(sys.argv[4])
-server = x.Server(p)
-while True:
-    time.sleep(3600)
-"""
+ALIAS = "qwen2.5-coder-0.5b-instruct"
 
 
 @dataclass
@@ -52,12 +35,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_model_server(gguf: Path, window: int, threads: int = 2, log: Path | None = None) -> ModelServer:
+def start_model_server(gguf: Path, window: int, alias: str = ALIAS, log: Path | None = None) -> ModelServer:
     port = free_port()
-    out = open(log, "wb") if log else subprocess.DEVNULL
-    process = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(gguf), str(window), str(port), str(threads)], stdout=out, stderr=out
-    )
+    # One thread unless told otherwise: on 2 shared cores a second thread spins at every barrier while the first is
+    # descheduled (tests/real_llm/llama.py measured 0.7 against 12 tokens/s under load).
+    threads = os.environ.get("LLAMA_THREADS", "1")
+    args = [sys.executable, "-m", "agent_server.llm.embedded.runner", "--model", str(gguf), "--port", str(port),
+            "--ctx", str(window), "--threads", threads, "--alias", alias, "--metrics"]  # fmt: skip
+    out = log.open("wb") if log else subprocess.DEVNULL
+    process = subprocess.Popen(args, stdout=out, stderr=out, stdin=subprocess.PIPE)  # exits when stdin closes
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:

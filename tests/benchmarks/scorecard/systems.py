@@ -61,6 +61,11 @@ def retry_prompt(test_output: str) -> str:
     )
 
 
+# Every system gets the same cap on one answer's length, so a model that never stops costs the same everywhere
+# (and a run fits in the time a CPU has).
+MAX_TOKENS = 1536
+
+
 # --- agent-server ---------------------------------------------------------------------------------------
 
 
@@ -139,7 +144,7 @@ class AgentServerSystem:
 
     def _settings(self, ws: Path) -> Any:
         overrides: dict[str, Any] = {
-            "llm": {"provider": "openai", "base_url": self.base_url, "model": self.model},
+            "llm": {"provider": "openai", "base_url": self.base_url, "model": self.model, "max_tokens": MAX_TOKENS},
             "store": {"path": str(self.store)},
         }
         for feature in self.features_off:
@@ -274,7 +279,13 @@ class PlainLoopSystem:
 
     async def _loop(self, ws: Path, attempt: Attempt) -> str:
         for _ in range(self.max_rounds):
-            body = {"model": self.model, "messages": self.messages, "tools": PLAIN_TOOLS, "stream": False}
+            body = {
+                "model": self.model,
+                "messages": self.messages,
+                "tools": PLAIN_TOOLS,
+                "stream": False,
+                "max_tokens": MAX_TOKENS,
+            }
             response = await self.http.post(self.base_url.rstrip("/") + "/v1/chat/completions", json=body)
             response.raise_for_status()
             choice = response.json()["choices"][0]
@@ -359,7 +370,7 @@ class WholeFileSystem:
         attempt = Attempt(rounds=1)
         start = time.perf_counter()
         try:
-            body = {"model": self.model, "messages": self.messages, "stream": False}
+            body = {"model": self.model, "messages": self.messages, "stream": False, "max_tokens": MAX_TOKENS}
             response = await asyncio.wait_for(
                 self.http.post(self.base_url.rstrip("/") + "/v1/chat/completions", json=body), self.timeout_s
             )
