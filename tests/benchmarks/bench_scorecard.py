@@ -89,7 +89,9 @@ def run_tests(task: Task, ws: Path) -> tuple[bool, str]:
     return done.returncode == 0, (done.stdout + done.stderr)[-4000:]
 
 
-async def solve(system: System, task: Task, scratch: Path, http: httpx.AsyncClient, base_url: str) -> Result:
+async def solve(
+    system: System, task: Task, scratch: Path, http: httpx.AsyncClient, base_url: str, fixtures: Path | None = None
+) -> Result:
     ws = task.materialize(scratch / f"{task.name}-{abs(hash(system.name)) % 10**6}")
     # The tests must not be visible as a config for pytest outside the task (the repository's own pyproject).
     (ws / "pytest.ini").write_text("[pytest]\n")
@@ -107,6 +109,12 @@ async def solve(system: System, task: Task, scratch: Path, http: httpx.AsyncClie
         result.passed_2 = passed
     result.seconds = time.perf_counter() - start
     result.prompt_tokens = await prompt_tokens(http, base_url) - before
+    if fixtures is not None and not result.passed_2:  # failures are data: the fake LLM and edit matching use them
+        fixtures.mkdir(parents=True, exist_ok=True)
+        name = f"{task.name}--{system.name.replace(' ', '_')}.json"
+        record = {"task": task.name, "system": system.name, "attempts": result.attempts, "test_output": output[-3000:],
+                  "transcript": system.transcript()}  # fmt: skip
+        (fixtures / name).write_text(json.dumps(record, indent=1, default=str))
     shutil.rmtree(ws, ignore_errors=True)
     return result
 
@@ -171,13 +179,14 @@ async def run(args: argparse.Namespace, base_url: str, model: str) -> dict[str, 
     names = args.tasks.split(",") if args.tasks else (SMOKE[:2] if args.quick else None)
     tasks = select(names, args.limit, set(args.kinds.split(",")) if args.kinds else None)
     scratch = Path(tempfile.mkdtemp(prefix="scorecard-"))
+    fixtures = Path(args.fixtures) if args.fixtures else None
     rows: list[Result] = []
     async with httpx.AsyncClient(timeout=10) as http:
         systems = make_systems(args, base_url, model, scratch / "agent.db")
         try:
             for task in tasks:
                 for system in systems:
-                    row = await solve(system, task, scratch, http, base_url)
+                    row = await solve(system, task, scratch, http, base_url, fixtures)
                     rows.append(row)
                     print(
                         f"{task.name:<24} {system.name:<34} pass@1 {int(row.passed_1)} pass@2 {int(row.passed_2)} "
@@ -217,6 +226,7 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per attempt")
     ap.add_argument("--quick", action="store_true", help="2 smoke tasks, every system: checks that it runs (CI)")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--fixtures", default=None, help="write each failed task's exchange here (one JSON per task)")
     args = ap.parse_args()
     if not args.base_url and not args.gguf:
         ap.error("give --base-url (a running llama.cpp server) or --gguf (a model to start one with)")

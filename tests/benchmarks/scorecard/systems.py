@@ -53,6 +53,10 @@ class System(Protocol):
 
     async def close(self) -> None: ...
 
+    def transcript(self) -> list[dict[str, Any]]:
+        """The exchange so far, as the model saw it (kept as a fixture when the task failed)."""
+        ...
+
 
 def retry_prompt(test_output: str) -> str:
     return (
@@ -179,6 +183,16 @@ class AgentServerSystem:
         attempt.seconds = time.perf_counter() - start
         count_history(session.history[before:], attempt)
         return attempt
+
+    def transcript(self) -> list[dict[str, Any]]:
+        if self._service is None:
+            return []
+        history = self._service.get(self._session).history
+        return [
+            {"role": m.role, "content": m.content, "tool_calls": [[c.name, c.arguments] for c in m.tool_calls],
+             "meta": {k: v for k, v in m.meta.items() if isinstance(v, (str, int, bool))}}
+            for m in history
+        ]  # fmt: skip
 
     async def close(self) -> None:
         if self._service is not None:
@@ -312,6 +326,9 @@ class PlainLoopSystem:
                 )
         return "max_turn_requests"
 
+    def transcript(self) -> list[dict[str, Any]]:
+        return list(self.messages)
+
     async def close(self) -> None:
         await self.http.aclose()
 
@@ -385,6 +402,9 @@ class WholeFileSystem:
             attempt.stop, attempt.error = "error", str(exc)[:300]
         attempt.seconds = time.perf_counter() - start
         return attempt
+
+    def transcript(self) -> list[dict[str, Any]]:
+        return list(self.messages)
 
     async def close(self) -> None:
         await self.http.aclose()
