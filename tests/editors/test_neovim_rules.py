@@ -1,4 +1,4 @@
-"""Rules files in real headless Neovim: the context meter (the chat's winbar) shows their share and a cut."""
+"""Issue 31 in real headless Neovim: the rules' share on the context meter (winbar), slash command completion."""
 
 from __future__ import annotations
 
@@ -23,3 +23,21 @@ def test_the_winbar_shows_the_rules_share_and_that_some_were_cut(
     assert errors(result) == []
     system = fake_llm.chat_requests()[0].json["messages"][0]["content"]
     assert "R1" in system and "CONVENTIONS.md (lines" in system
+
+
+def test_slash_commands_complete_in_the_input_and_reach_the_model_expanded(
+    nvim: Nvim,  # noqa: F811
+    workspace: Path,
+    fake_llm: FakeLLMServer,
+) -> None:
+    commands = workspace / ".agent-server" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 now.")
+    fake_llm.script(Reply.text("hi"), Reply.text("Reviewed."))
+    result = nvim.run("commands.lua")
+    assert result["waited"] and result["waited2"], result
+    assert result["items"] == [{"word": "/review ", "abbr": "/review <file>", "menu": "Review a file"}]
+    assert result["after_keys"] == "/review ", "the real <C-x><C-u> completion put the command in the input"
+    assert fake_llm.chat_requests()[1].json["messages"][-1]["content"] == "Review calc.py now."
+    assert "/review calc.py" in result["chat_text"], "the chat shows what the user typed"
+    assert errors(result) == []
