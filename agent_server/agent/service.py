@@ -15,6 +15,7 @@ from ..agents import Profile
 from ..checkpoints import CheckpointLimits, CheckpointService, RestoreResult
 from ..config import Settings
 from ..context import estimate_message
+from ..context_sources import mcp_mentions
 from ..context_sources.commands import Invocation
 from ..context_sources.rules_prompt import RulesCache
 from ..context_sources.session_commands import invoke, session_commands
@@ -328,6 +329,7 @@ class AgentService:
             raise AgentServerError(f"session {session_id} is already running a turn; cancel it first")
         # A leading `/command` (a prompt file or an MCP prompt) becomes its text; the user still sees what they typed.
         expanded, invocation = await invoke(blocks, session.cwd, session.mcp)
+        expanded = await mcp_mentions.resolve(expanded, session.mcp)  # @server:uri -> the resource's content
         text = prompt_text(expanded, session.roots)
         shown = display_text(blocks, session.roots)
         task = asyncio.ensure_future(self._turn(session, text, client, shown, invocation))
@@ -347,6 +349,15 @@ class AgentService:
                 retired, self._retired = self._retired, []
                 for provider in retired:
                     await provider.aclose()
+
+    async def list_resources(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's MCP resources and templates, for the editors' `@server:uri` completion."""
+        session = await self.open(session_id)
+        if session.mcp is None:
+            return []
+        from ..tools.mcp.resources import list_resources
+
+        return await list_resources(session.mcp)
 
     async def list_commands(self, session_id: str) -> list[dict[str, Any]]:
         """The session's custom commands (prompt files, MCP prompts) as the editors list them."""
