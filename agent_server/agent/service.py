@@ -327,12 +327,17 @@ class AgentService:
         session = await self.open(session_id)
         if session.busy:
             raise AgentServerError(f"session {session_id} is already running a turn; cancel it first")
-        # A leading `/command` (a prompt file or an MCP prompt) becomes its text; the user still sees what they typed.
-        expanded, invocation = await invoke(blocks, session.cwd, session.mcp)
-        expanded = await mcp_mentions.resolve(expanded, session.mcp)  # @server:uri -> the resource's content
-        text = prompt_text(expanded, session.roots)
         shown = display_text(blocks, session.roots)
-        task = asyncio.ensure_future(self._turn(session, text, client, shown, invocation))
+
+        async def start() -> acp.StopReason:
+            # A leading `/command` (a prompt file or an MCP prompt) becomes its text, and `@server:uri` mentions
+            # their content; the user still sees what they typed. Inside the task: the session is busy meanwhile.
+            expanded, invocation = await invoke(blocks, session.cwd, session.mcp)
+            expanded = await mcp_mentions.resolve(expanded, session.mcp)
+            text = prompt_text(expanded, session.roots)
+            return await self._turn(session, text, client, shown, invocation)
+
+        task = asyncio.ensure_future(start())
         session.turn = task
         self.idle.clear()
         try:
