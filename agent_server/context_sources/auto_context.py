@@ -7,13 +7,18 @@ client shows it as a tool card, and replays and later rounds stay consistent.
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from .. import acp
 from ..context import estimate_text
 from ..messages import Message, ToolCall
 
 MAX_HITS = 8
+
+
+class UpdateSink(Protocol):
+    async def send(self, update: acp.SessionUpdate) -> None: ...
 
 
 async def gather(index: Any, query: str, budget_tokens: int) -> str | None:
@@ -52,3 +57,19 @@ def updates(call: ToolCall, text: str) -> list[acp.SessionUpdate]:
             tool_call_id=call.id, status="completed", content=[acp.Content(content=acp.TextContent(text=text))]
         ),
     ]
+
+
+async def enter(
+    index: Any, text: str, budget_tokens: int, record: Callable[[Message], Awaitable[None]], relay: UpdateSink
+) -> None:
+    """index.auto_context: the index's best matches for the prompt enter the turn as a search and its result."""
+    if index is None:
+        return
+    found = await gather(index, text, budget_tokens)
+    if found is None:
+        return
+    assistant, result, call = as_messages(text, found)
+    await record(assistant)
+    await record(result)
+    for update in updates(call, found):
+        await relay.send(update)

@@ -16,6 +16,7 @@ from ..checkpoints import CheckpointLimits, CheckpointService, RestoreResult
 from ..checkpoints import hook as checkpointing
 from ..config import Settings
 from ..context import estimate_message
+from ..context_sources import auto_context, mcp_mentions
 from ..context_sources.commands import Invocation
 from ..context_sources.content import display_text, prompt_text
 from ..context_sources.hot_context import with_hot_context
@@ -362,11 +363,17 @@ class AgentService:
         session = await self.open(session_id)
         if session.busy:
             raise AgentServerError(f"session {session_id} is already running a turn; cancel it first")
-        # A leading `/command` (a prompt file or an MCP prompt) becomes its text; the user still sees what they typed.
-        expanded, invocation = await invoke(blocks, session.cwd, session.mcp)
-        text = prompt_text(expanded, session.roots)
         shown = display_text(blocks, session.roots)
-        task = asyncio.ensure_future(self._turn(session, text, client, shown, invocation))
+
+        async def start() -> acp.StopReason:
+            # A leading `/command` (a prompt file or an MCP prompt) becomes its text, and `@server:uri` mentions
+            # their content; the user still sees what they typed. Inside the task: the session is busy meanwhile.
+            expanded, invocation = await invoke(blocks, session.cwd, session.mcp)
+            expanded = await mcp_mentions.resolve(expanded, session.mcp)
+            text = prompt_text(expanded, session.roots)
+            return await self._turn(session, text, client, shown, invocation)
+
+        task = asyncio.ensure_future(start())
         session.turn = task
         self.idle.clear()
         try:
@@ -384,6 +391,15 @@ class AgentService:
                 retired, self._retired = self._retired, []
                 for provider in retired:
                     await provider.aclose()
+
+    async def list_resources(self, session_id: str) -> list[dict[str, Any]]:
+        """The session's MCP resources and templates, for the editors' `@server:uri` completion."""
+        session = await self.open(session_id)
+        if session.mcp is None:
+            return []
+        from ..tools.mcp.resources import list_resources
+
+        return await list_resources(session.mcp)
 
     async def list_commands(self, session_id: str) -> list[dict[str, Any]]:
         """The session's custom commands (prompt files, MCP prompts) as the editors list them."""
@@ -431,7 +447,10 @@ class AgentService:
         if session.title is None:
             session.title = title_from_prompt(text)
         try:
-            await self._auto_context(session, text, record, relay)
+            if self.settings.index.auto_context:
+                await auto_context.enter(
+                    self.services.get("index"), text, self.settings.index.auto_context_tokens, record, relay
+                )
             stop = await run_profiled_turn(self, session, shaped, text, client, relay, record, persist, turn_message_id)
         except asyncio.CancelledError:
             await relay.flush()
@@ -442,22 +461,6 @@ class AgentService:
         if self.settings.index.on_read != "off":
             session.after_turn = asyncio.ensure_future(self._on_read(session, client))
         return stop
-
-    async def _auto_context(self, session: Session, text: str, record: Callable[[Message], Any], relay: Any) -> None:
-        """index.auto_context: the index's best matches for the prompt enter the turn as a search and its result."""
-        index = self.services.get("index")
-        if not self.settings.index.auto_context or index is None:
-            return
-        from ..context_sources import auto_context
-
-        found = await auto_context.gather(index, text, self.settings.index.auto_context_tokens)
-        if found is None:
-            return
-        assistant, result, call = auto_context.as_messages(text, found)
-        await record(assistant)
-        await record(result)
-        for update in auto_context.updates(call, found):
-            await relay.send(update)
 
     async def _on_read(self, session: Session, client: AgentClient) -> None:
         """After a turn: shorten the files it read, per index.on_read (seed 000's GraphRAG loop)."""

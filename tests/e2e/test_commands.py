@@ -10,9 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.e2e.conftest import Start, llm_options, new_session
-from tests.e2e.helpers import prompt, sent_messages
+from tests.e2e.helpers import prompt, prompt_params, sent_messages
 from tests.fakes.fake_llm import FakeLLMServer, Reply
+from tests.lsp_client import RpcError
 
 STDIO_SERVER = str(Path(__file__).parents[1] / "fakes" / "mcp_stdio_server.py")
 
@@ -99,6 +102,12 @@ async def test_mcp_prompts_are_commands_too(start_server: Start, workspace: Path
     assert sent_messages(fake_llm, 0)[-1]["content"] == (
         "Review pull request #42 with a focus on security. (from the MCP prompt)"
     )
+    # A prompt the MCP server refuses (a required argument missing) is a clear error; the session goes on.
+    with pytest.raises(RpcError, match=r"/mcp\.gh\.review_pr: the MCP prompt failed"):
+        await server.request("agent/session/prompt", prompt_params(sid, "/mcp.gh.review_pr"))
+    fake_llm.script(Reply.text("still here"))
+    assert await prompt(server, sid, "hello") == "end_turn"
+    assert len(fake_llm.chat_requests()) == 2
 
 
 def test_the_terminal_runs_and_lists_commands(workspace: Path, fake_llm: FakeLLMServer) -> None:

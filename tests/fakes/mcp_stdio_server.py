@@ -76,6 +76,18 @@ async def grow(name: str, ctx: Context) -> str:
     return "added"
 
 
+@server.resource("docs://readme", name="readme", description="The project's readme.", mime_type="text/markdown")
+def readme_resource() -> str:
+    _record("resource:readme")
+    return "# Demo\nThe readme from the MCP server (resource R9)."
+
+
+@server.resource("weather://{city}/current", name="weather", description="Current weather of a city.")
+def weather_resource(city: str) -> str:
+    _record(f"resource:weather:{city}")
+    return f"Weather in {city}: sunny (template T4)."
+
+
 @server.prompt(description="Review a pull request by number.")
 def review_pr(number: str, focus: str = "correctness") -> str:
     _record("prompt:review_pr")

@@ -1,5 +1,6 @@
 /** The chat's brain in the extension host: sessions, prompts, stop, permissions; no `vscode` import (unit-tested). */
 
+import type { McpResource } from "./mcpResources";
 import type { SlashCommand } from "./slashCommands";
 import type { FromWebview, Mention, ToWebview } from "./messages";
 import { mergeProfiles, type AgentProfileInfo } from "./modes";
@@ -190,6 +191,8 @@ export class ChatController {
         return this.host.editor?.openFile(message.path, message.line);
       case "listCommands":
         return this.listCommands(reply);
+      case "listResources":
+        return this.listResources(reply);
       case "searchFiles": {
         const files = (await this.host.editor?.searchFiles(message.query)) ?? [];
         reply({ type: "files", query: message.query, files });
@@ -366,6 +369,19 @@ export class ChatController {
       reply({ type: "commands", commands: result.commands });
     } catch {
       reply({ type: "commands", commands: [] }); // completion is a convenience: typing the name still works
+    }
+  }
+
+  /** The session's MCP resources (empty without MCP servers, or while they start). */
+  private async listResources(reply: (m: ToWebview) => void): Promise<void> {
+    const rpc = this.requireRpc();
+    if (!rpc) return;
+    try {
+      const sessionId = await this.ensureSession(rpc);
+      const result = await rpc.request<{ resources: McpResource[] }>("agent/_resources/list", { sessionId });
+      reply({ type: "resources", resources: result.resources });
+    } catch {
+      reply({ type: "resources", resources: [] });
     }
   }
 

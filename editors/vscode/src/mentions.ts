@@ -42,7 +42,7 @@ export function mentionBlock(m: Mention): ContentBlock {
 /** The "@query" being typed just before the caret, or undefined (an @ inside a word, e.g. an e-mail, is not one). */
 export function mentionQuery(text: string, caret: number): { start: number; query: string } | undefined {
   const before = text.slice(0, caret);
-  const m = /(^|\s)@([\w./-]*)$/.exec(before);
+  const m = /(^|\s)@([\w./:-]*)$/.exec(before); // `:` for MCP resources (`@docs:readme`)
   if (!m) return undefined;
   const query = m[2] ?? "";
   return { start: caret - query.length - 1, query };

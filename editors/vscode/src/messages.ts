@@ -1,6 +1,7 @@
 /** Messages between the extension host and the chat webview (both directions). */
 
 import type { ModeState, ModelsList, PermissionOption, SessionInfo, SessionUpdate, ToolCallFields } from "./protocol";
+import type { McpResource } from "./mcpResources";
 import type { SlashCommand } from "./slashCommands";
 
 export type ToWebview =
@@ -24,6 +25,8 @@ export type ToWebview =
   | { type: "files"; query: string; files: string[] }
   /** The session's slash commands (prompt files, MCP prompts) for `/` completion. */
   | { type: "commands"; commands: SlashCommand[] }
+  /** The session's MCP resources and templates for `@server:uri` completion. */
+  | { type: "resources"; resources: McpResource[] }
   /** An attachment the editor added (selection, buffer, diagnostics) shown as a chip in the composer. */
   | { type: "attach"; mention: Mention }
   | { type: "showHistory" }
@@ -50,6 +53,7 @@ export type FromWebview =
   | { type: "openFile"; path: string; line?: number }
   | { type: "searchFiles"; query: string }
   | { type: "listCommands" }
+  | { type: "listResources" }
   | { type: "attachEditor"; kind: "selection" | "buffer" | "diagnostics" }
   | { type: "deleteSession"; sessionId: string }
   | { type: "retry" }

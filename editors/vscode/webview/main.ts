@@ -1,6 +1,7 @@
 /** The chat webview: folds extension messages into the transcript and renders only what changed. */
 
 import { mentionQuery } from "../src/mentions";
+import { firstArgument, matchResources, resourceLabel, type McpResource } from "../src/mcpResources";
 import { commandLabel, commandQuery, matchCommands, type SlashCommand } from "../src/slashCommands";
 import type { FromWebview, Mention, ToWebview } from "../src/messages";
 import { modelDescription } from "../src/models";
@@ -39,9 +40,29 @@ let follow = true;
 let mentions: Mention[] = [];
 /** The open completion: `@` files (`values` are paths) or `/` commands (`values` are names, `labels` shown). */
 let completion:
-  | { start: number; query: string; files: string[]; active: number; kind?: "command"; labels?: string[] }
+  | {
+      start: number;
+      query: string;
+      files: string[];
+      active: number;
+      kind?: "command";
+      labels?: string[];
+      /** How many of `files` (at the end) are MCP resource mentions rather than paths. */
+      resources?: number;
+    }
   | undefined;
 let commands: SlashCommand[] = [];
+let resources: McpResource[] = [];
+
+/** Files found for the query, then the MCP resources that match it. */
+function withResources(files: string[], query: string): Pick<NonNullable<typeof completion>, "files" | "labels" | "resources"> {
+  const found = matchResources(resources, query);
+  return {
+    files: [...files, ...found.map((r) => r.mention)],
+    labels: [...files, ...found.map(resourceLabel)],
+    resources: found.length,
+  };
+}
 
 const atBottom = (): boolean => view.scrollHeight - view.scrollTop - view.clientHeight < 40;
 
@@ -220,6 +241,20 @@ function pickFile(file: string): void {
     return;
   }
   const caret = prompt.selectionStart;
+  if (completion.resources && completion.files.indexOf(file) >= completion.files.length - completion.resources) {
+    // An MCP resource stays text (`@server:uri`): the server reads it when the prompt is sent. A template's first
+    // `{argument}` is selected, to be typed over.
+    const start = completion.start;
+    prompt.value = `${prompt.value.slice(0, start)}@${file} ${prompt.value.slice(caret)}`;
+    const arg = firstArgument(prompt.value, start);
+    const end = start + file.length + 2;
+    if (arg && arg[1] < end) prompt.setSelectionRange(arg[0], arg[1]);
+    else prompt.setSelectionRange(end, end);
+    completion = undefined;
+    renderCompletion();
+    prompt.focus();
+    return;
+  }
   prompt.value = `${prompt.value.slice(0, completion.start)}@${file} ${prompt.value.slice(caret)}`;
   const at = completion.start + file.length + 2;
   prompt.setSelectionRange(at, at);
@@ -249,6 +284,7 @@ function onPromptInput(): void {
     return;
   }
   completion = { start: q.start, query: q.query, files: completion?.files ?? [], active: 0 };
+  if (q.query === "" || resources.length === 0) post({ type: "listResources" }); // fresh at each new `@`
   post({ type: "searchFiles", query: q.query });
 }
 
@@ -256,8 +292,16 @@ function apply(message: ToWebview): void {
   switch (message.type) {
     case "files":
       if (completion && completion.query === message.query) {
-        completion.files = message.files;
+        Object.assign(completion, withResources(message.files, message.query));
         completion.active = 0;
+        renderCompletion();
+      }
+      return;
+    case "resources":
+      resources = message.resources;
+      if (completion && completion.kind !== "command") {
+        const paths = completion.files.slice(0, completion.files.length - (completion.resources ?? 0));
+        Object.assign(completion, withResources(paths, completion.query));
         renderCompletion();
       }
       return;

@@ -13,7 +13,7 @@ local ns_help = vim.api.nvim_create_namespace('agent_chat_help')
 --- What an empty chat shows (virtual lines: not part of the conversation).
 M.HELP = {
   'Type a message below and press <CR> (normal mode) or <C-s> (insert mode) to send it.',
-  ":'<,'>AgentAsk asks about a selection; @path (<C-x><C-u> completes), #buffer, #diagnostics attach context.",
+  ":'<,'>AgentAsk asks about a selection; @path (<C-x><C-u> completes), #buffer, #diagnostics attach context; /command<C-x><C-u> runs your prompt files.",
   ':AgentSessions resumes a stored session, :AgentModel picks the model, :AgentStop (<C-c>) stops a turn.',
   ':AgentMode picks the mode (code, ask, plan, ...), :AgentCheckpoints reviews or undoes what a turn changed.',
   'Tool calls that change something ask first: a window shows the diff or the command (a = allow, r = reject).',
@@ -424,7 +424,7 @@ local function input_buffer(chat)
   vim.bo[buf].filetype = 'markdown'
   vim.b[buf].agent_input = true
   vim.b[buf].agent_root = chat.root
-  vim.bo[buf].completefunc = "v:lua.require'agent.mentions'.complete" -- @path<C-x><C-u>
+  vim.bo[buf].completefunc = "v:lua.require'agent.commands'.complete" -- /command or @path, then <C-x><C-u>
   pcall(vim.api.nvim_buf_set_name, buf, 'agent://input/' .. vim.fs.basename(chat.root) .. '-' .. chat.client_id)
   local keys = config.options.keymaps
   local function send()

@@ -801,6 +801,42 @@ async function main() {
       }
     });
 
+    await scenario("@ completes MCP resources beside files; the sent mention is read through the MCP session", async () => {
+      // MCP servers come from the user's config file: write it, restart the server, and undo both at the end.
+      const userConfig = join(tmp, "xdg/config/agent-server/config.toml");
+      mkdirSync(dirname(userConfig), { recursive: true });
+      const mcpServer = join(repoRoot, "tests/fakes/mcp_stdio_server.py");
+      writeFileSync(userConfig, `[mcpServers.docs]\ncommand = ${JSON.stringify(python)}\nargs = [${JSON.stringify(mcpServer)}]\n`);
+      try {
+        await runCommand("Agent Server: Restart Server");
+        await titleAction("New Chat");
+        frame = await chatFrame();
+        const row = await until("the MCP resource in the @ completion", async () => {
+          await frame.fill("#prompt", "Summarize @read"); // each input asks again while the list is empty
+          await new Promise((r) => setTimeout(r, 300));
+          const rows = await frame.$$eval("#mention-list .mention-option", (els) => els.map((e) => e.textContent ?? ""));
+          return rows.find((r) => r.startsWith("@docs:docs://readme"));
+        }, 60000, 500);
+        if (row !== "@docs:docs://readme — The project's readme.") throw new Error(`unexpected row: ${row}`);
+        const rows = await frame.$$eval("#mention-list .mention-option", (els) => els.map((e) => e.textContent ?? ""));
+        const active = rows.findIndex((r) => r === row);
+        for (let i = 0; i < active; i++) await frame.press("#prompt", "ArrowDown");
+        await frame.press("#prompt", "Enter"); // picks it as text, not a chip
+        const picked = await frame.$eval("#prompt", (e) => e.value);
+        if (picked !== "Summarize @docs:docs://readme ") throw new Error(`the pick left ${JSON.stringify(picked)}`);
+        await script(fake.url, [{ text: "Summarized the readme.", pieces: 1 }]);
+        await frame.press("#prompt", "Enter");
+        await until("the answer", async () => (await lastAgentText(frame)).includes("Summarized the readme."));
+        await turnEnded();
+        const last = (await chatRequests(fake.url)).at(-1).json.messages.at(-1).content;
+        if (!last.includes("The readme from the MCP server (resource R9).")) throw new Error(`the model got: ${last}`);
+      } finally {
+        rmSync(userConfig, { force: true });
+        await runCommand("Agent Server: Restart Server").catch(() => undefined);
+        await titleAction("New Chat").catch(() => undefined);
+      }
+    });
+
     await scenario("the context meter shows the rules files (AGENTS.md) and the model gets them", async () => {
       writeFileSync(join(ws, "AGENTS.md"), "Answer like a pirate (workspace rule P1).\n");
       try {
