@@ -173,6 +173,12 @@ async def test_files_that_make_tools_run_programs_always_ask_under_allow(
     # The question says why, although the rules allow the tool.
     why = [p["toolCall"].get("_meta", {}).get("askedBecause") for p in asked]
     assert all(why) and any("configure programs" in " ".join(w) for w in why)
+    command_texts = [
+        " ".join(c.get("content", {}).get("text", "") for c in p["toolCall"].get("content") or [])
+        for p in asked
+        if "command" in p["toolCall"].get("rawInput", {})
+    ]
+    assert command_texts and all("Asked because:" in t for t in command_texts), command_texts
 
 
 async def test_a_git_file_pointing_outside_gets_nothing_written_there(
