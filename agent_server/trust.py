@@ -52,6 +52,11 @@ _SAFETY_NETS = {
     ("checkpoints", "max_age_days"): "keeps checkpoints for less time",
     ("checkpoints", "max_file_bytes"): "copies fewer files into checkpoints",
 }
+# Limits a workspace may not raise before it is trusted: a larger value is weaker.
+_LIMITS = {
+    ("tools", "command_timeout_s"): "lets commands run longer before they are stopped",
+    ("tools", "mcp_call_timeout_s"): "lets MCP calls run longer before they are stopped",
+}
 
 
 @dataclass(frozen=True)
@@ -109,6 +114,12 @@ def risky_keys(layer: dict[str, Any], below: Settings) -> list[RiskyKey]:
                 policy = rule.get("policy") if isinstance(rule, dict) else None
                 if policy not in ("ask", "deny"):  # `ask` never beats an allow; `deny` beats everything
                     out.append(RiskyKey(f"{dotted}.{i}", "adds an allow rule"))
+            return
+        limit = _LIMITS.get((path[0], path[1])) if len(path) == 2 else None
+        if limit is not None:
+            now = _lookup(base, path)
+            if isinstance(node, int | float) and isinstance(now, int | float) and node > now:
+                out.append(RiskyKey(dotted, limit))
             return
         net = _SAFETY_NETS.get((path[0], path[1])) if len(path) == 2 else None
         if net is not None:

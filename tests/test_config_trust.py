@@ -199,3 +199,35 @@ def test_trust_is_per_real_path(tmp_path: Path) -> None:
     trust.TrustStore(tmp_path / "agent.db").remember(ws, trust.file_digest(ws / ".agent-server.toml"), True)
     loaded = load_layers(link, environ=env, user_file=user)
     assert loaded.verdict == "trusted" and "helper" in loaded.settings.mcp_servers
+
+
+@pytest.mark.parametrize(
+    ("layer", "key"),
+    [
+        ({"checkpoints": {"enabled": False}}, "checkpoints.enabled"),
+        ({"checkpoints": {"max_per_session": 1}}, "checkpoints.max_per_session"),
+        ({"checkpoints": {"max_age_days": 0.01}}, "checkpoints.max_age_days"),
+        ({"checkpoints": {"max_file_bytes": 1}}, "checkpoints.max_file_bytes"),
+        ({"tools": {"command_timeout_s": 86_400}}, "tools.command_timeout_s"),
+    ],
+)
+def test_an_untrusted_workspace_cannot_weaken_a_safety_net(layer: dict[str, object], key: str) -> None:
+    assert [k.key for k in trust.risky_keys(layer, Settings())] == [key]
+
+
+def test_strengthening_a_safety_net_needs_no_trust() -> None:
+    stronger = {"checkpoints": {"enabled": True, "max_per_session": 500}, "tools": {"command_timeout_s": 5}}
+    assert trust.risky_keys(stronger, Settings()) == []
+
+
+def test_an_untrusted_workspace_file_cannot_switch_checkpoints_off(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / ".agent-server.toml").write_text("[checkpoints]\nenabled = false\n")
+    user = tmp_path / "user.toml"
+    store = {"store": {"path": str(tmp_path / "agent.db")}}
+    result = load_layers(ws, cli_overrides=store, user_file=user)
+    assert result.settings.checkpoints.enabled is True
+    notice = result.trust_notice()
+    assert notice is not None and "checkpoints.enabled" in notice
+    assert load_layers(ws, cli_overrides=store, user_file=user, trusted=True).settings.checkpoints.enabled is False

@@ -16,7 +16,8 @@ from pathlib import PurePosixPath
 
 SYMLINK_MODE = "120000"
 EXECUTABLE_MODE = "100755"
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 class UnsafePathError(OSError):
@@ -69,9 +70,36 @@ def _clear(name: str, parent: int) -> os.stat_result | None:
     return st
 
 
+# Without `dir_fd` (Windows) the same checks run on paths: open to a race, never to a link left in place.
+_HAS_DIR_FD = os.open in os.supports_dir_fd and os.stat in os.supports_dir_fd
+
+
+def _put_by_path(root: str, parts: list[str], data: bytes, mode: str) -> None:
+    folder = root
+    for name in parts[:-1]:
+        folder = os.path.join(folder, name)
+        if os.path.islink(folder) or (os.path.lexists(folder) and not os.path.isdir(folder)):
+            os.unlink(folder)
+        os.makedirs(folder, exist_ok=True)
+    target = os.path.join(folder, parts[-1])
+    if os.path.isdir(target) and not os.path.islink(target):
+        raise UnsafePathError(f"a folder is in the way of '{parts[-1]}'")
+    if os.path.lexists(target):
+        os.unlink(target)
+    if mode == SYMLINK_MODE:
+        os.symlink(os.fsdecode(data), target)
+        return
+    with open(target, "xb") as fh:
+        fh.write(data)
+    os.chmod(target, 0o755 if mode == EXECUTABLE_MODE else 0o644)
+
+
 def put_file(root: str, rel: str, data: bytes, mode: str = "100644") -> None:
     """Make `root/rel` hold `data` (a regular file, or a symlink whose target is `data` for mode 120000)."""
     parts = _parts(rel)
+    if not _HAS_DIR_FD:
+        _put_by_path(root, parts, data, mode)
+        return
     parent = _open_parent(root, parts, create=True)
     assert parent is not None
     name = parts[-1]
@@ -89,7 +117,7 @@ def put_file(root: str, rel: str, data: bytes, mode: str = "100644") -> None:
         tmp = f".{name}.restore.tmp"
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp, dir_fd=parent)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
         fd = os.open(tmp, flags, 0o600, dir_fd=parent)
         try:
             view = memoryview(data)
@@ -107,6 +135,12 @@ def put_file(root: str, rel: str, data: bytes, mode: str = "100644") -> None:
 def remove_file(root: str, rel: str) -> None:
     """Delete `root/rel` (a link is deleted, not its target); nothing if it, or a folder on the way, is gone."""
     parts = _parts(rel)
+    if not _HAS_DIR_FD:
+        parent_plain = len(parts) == 1 or is_plain_path(root, "/".join(parts[:-1]))
+        if parent_plain and not os.path.isdir(os.path.join(root, *parts)):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(root, *parts))
+        return
     parent = _open_parent(root, parts, create=False)
     if parent is None:
         return

@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ..errors import SandboxError
+from ..tools.sandbox import read_regular
 from .db import CatalogEntry, IndexDB, default_db_path
 from .embeddings import Embedder, embed_pending, embed_query, load_vectors
 from .entities import analyze_request
@@ -230,8 +232,9 @@ class WorkspaceIndex:
         def work() -> None:
             try:
                 st = full.stat()
-                data = text.encode("utf-8") if text is not None else full.read_bytes()
-            except OSError:
+                limit = self.scanner.max_file_bytes + 1  # one more byte shows it is too big
+                data = text.encode("utf-8") if text is not None else read_regular(full, limit, truncate=True)
+            except (OSError, SandboxError):  # gone, or not a regular file (a FIFO would block this worker)
                 self._remove_paths([rel])
                 return
             if len(data) > self.scanner.max_file_bytes:

@@ -111,12 +111,12 @@ def builtin_tools(config: ToolsConfig | Settings | None = None) -> list[Tool]:
         Tool(
             name="search_text",
             description=(
-                "Search file contents with a Python regular expression; prints 'path:line: text'. Optional path "
+                "Search file contents with a regular expression; prints 'path:line: text'. Optional path "
                 "(file or folder) and glob (e.g. '*.py') narrow the search. Use (?i) for case-insensitive."
             ),
             parameters=_schema(
                 {
-                    "pattern": {"type": "string", "description": "Python regular expression."},
+                    "pattern": {"type": "string", "description": "Regular expression (RE2: no backreferences)."},
                     "path": {**_PATH, "description": "File or folder to search (default: the whole workspace)."},
                     "glob": {"type": "string", "description": "Only files whose path matches this glob."},
                     "skip": {"type": "integer", "minimum": 0, "description": "Skip this many matches (next page)."},

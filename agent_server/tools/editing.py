@@ -72,7 +72,7 @@ def current_text(ctx: ToolContext, path: Path, rel: str) -> str | None:
 async def current_text_via_client(ctx: ToolContext, path: Path, rel: str) -> str | None:
     """current_text, asking the client for its buffer when it reads files itself (ACP fs)."""
     unsaved = await buffer_text(ctx, path)
-    return unsaved if unsaved is not None else current_text(ctx, path, rel)
+    return unsaved if unsaved is not None else await asyncio.to_thread(current_text, ctx, path, rel)
 
 
 async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change: FileChange, final: str) -> None:

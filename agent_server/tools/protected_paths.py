@@ -25,6 +25,8 @@ PROTECTED_DIRS = frozenset(
         ".husky",  # git hooks through npm
         ".agent-server",  # this agent's profiles, custom commands and hooks
         ".githooks",
+        ".claude",  # another agent's settings and hooks
+        ".cursor",
     }
 )
 # File names anywhere in the workspace that name programs to run.

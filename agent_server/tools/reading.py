@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import itertools
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .. import acp
 from ..errors import ToolError
@@ -80,14 +80,31 @@ def _huge_range(path: Path, rel: str, start: int | None, end: int | None, budget
     last = end or first + 199
     if last < first:
         raise ToolError(f"end_line ({last}) is before start_line ({first})")
-    with io.TextIOWrapper(open_regular(path), encoding="utf-8", errors="replace", newline=None) as fh:
-        picked = [line.rstrip("\n") for line in itertools.islice(fh, first - 1, last)]
+    with open_regular(path) as fh:
+        picked = [_decode_line(line) for line in itertools.islice(_bounded_lines(fh), first - 1, last)]
     if not picked:
         raise ToolError(f"start_line {first} is past the end of {rel}")
     shown = _fit_lines(picked, first, budget, len(rel) + 140)
     last = first + shown - 1
     marker = _page_marker(first, last, None) if shown < len(picked) else ""
     return f"{rel} (lines {first}-{last}, a huge file)\n" + _numbered(picked[:shown], first) + marker
+
+
+LINE_MAX_BYTES = 64_000  # a longer line (a minified bundle, a data dump) keeps its start
+
+
+def _bounded_lines(fh: BinaryIO) -> Iterator[bytes]:
+    """The file's lines, each cut to LINE_MAX_BYTES: a 1 GB file without newlines is not one 1 GB line in memory."""
+    while line := fh.readline(LINE_MAX_BYTES):
+        if len(line) == LINE_MAX_BYTES and not line.endswith(b"\n"):
+            while (rest := fh.readline(LINE_MAX_BYTES)) and not rest.endswith(b"\n"):
+                pass  # skip the rest of the over-long line
+            line += b" [... line cut]"
+        yield line
+
+
+def _decode_line(line: bytes) -> str:
+    return line.decode("utf-8", errors="replace").rstrip("\r\n")
 
 
 def _summary(path: Path, rel: str, size: int, head: bytes, budget: int | None = None) -> str:

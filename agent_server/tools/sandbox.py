@@ -88,6 +88,10 @@ def root_of(roots: Sequence[Path], abs_path: Path) -> Path:
     return next((r for r in real_roots if _inside(real, r)), real_roots[0])
 
 
+# O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer (POSIX; Windows has no FIFOs here).
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
 class NotRegularFileError(SandboxError):
     """Not a regular file (a FIFO, a device such as /dev/zero, a socket, or a link to one): reading could block for
     good or never end, so tools do not read it."""
@@ -104,8 +108,7 @@ def read_regular(path: Path | str, limit: int, *, truncate: bool = False) -> byt
     file swapped for a FIFO after a check is still refused. Past `limit`: FileTooLargeError, or the first `limit`
     bytes when `truncate`.
     """
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags)
+    fd = os.open(path, _READ_FLAGS)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -141,7 +144,7 @@ def is_regular(path: Path | str) -> bool:
 def open_regular(path: Path | str) -> BinaryIO:
     """`path` opened for reading if it is a regular file (after links); NotRegularFileError otherwise. Never blocks
     on a FIFO (O_NONBLOCK, then the type is checked on the descriptor itself)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fd = os.open(path, _READ_FLAGS)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise NotRegularFileError(f"'{path}' is not a regular file (a FIFO, device or socket); it is not read")

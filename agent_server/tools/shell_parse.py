@@ -301,6 +301,9 @@ class _Walker:
                 target = argv_words[0] if len(argv_words) == 1 else None
                 if target is None or target == "-" or self._outside(target):
                     level, reasons = max(level, EXACT), [*reasons, f"'{base}' may leave the workspace"]
+                elif why := protected_path(self.workspace, target, self.base):
+                    # Writes after it are judged from the session's folder: `cd .git && echo x > config`.
+                    self.out.doubts.append(f"'{base} {target}' enters a folder of program settings ({why})")
             if base in SCRIPTED:
                 level, reasons = max(level, EXACT), [*reasons, f"'{base}' runs a program given as an argument"]
             if base in WRITERS and any(self._outside_arg(a) for a in argv_words):

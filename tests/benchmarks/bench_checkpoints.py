@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from agent_server.checkpoints import CheckpointService
-from agent_server.checkpoints.git_snapshots import GitSnapshots, find_repository, private_git_dir
+from agent_server.checkpoints.git_snapshots import GitSnapshots, private_git_dir
 from agent_server.store import Store
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b"}
@@ -64,8 +64,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"
         make_repo(repo, args.files)
-        top = find_repository(repo) or repo
-        snaps = GitSnapshots(top, private_git_dir(Path(tmp) / "snapshots", top))
+        snaps = GitSnapshots(repo, private_git_dir(Path(tmp), repo))
         store = Store(Path(tmp) / "agent.db")
         store.create_session(str(repo), session_id="bench")
         service = CheckpointService(store)

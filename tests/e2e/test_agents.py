@@ -236,3 +236,22 @@ async def test_hot_context_names_the_session_files_and_keeps_the_prefix_stable(
     assert third.json["messages"][: len(second.json["messages"])] == second.json["messages"], "prefix unchanged"
     shown = [u for u in server.updates(sid) if u["sessionUpdate"] == "user_message_chunk"]
     assert all("session-context" not in u["content"]["text"] for u in shown)
+
+
+def test_cli_a_workspace_plan_replaces_the_built_in_only_once_trusted(workspace: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db"), "XDG_CONFIG_HOME": str(tmp_path)}
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "agent_server", *args], cwd=workspace, env=env,
+                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)  # fmt: skip
+
+    agents = workspace / ".agent-server" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "plan.md").write_text("---\ndescription: the team's plan mode\n---\nPlan our way.\n")
+    before = cli("agents", "list", "--json")
+    plan = next(a for a in json.loads(before.stdout)["agents"] if a["name"] == "plan")
+    assert plan["scope"] == "builtin" and "would replace the builtin profile" in before.stdout + before.stderr
+    trusted = cli("agents", "trust", "plan", "--workspace", str(workspace))
+    assert trusted.returncode == 0 and "trusted" in trusted.stdout, trusted.stderr
+    after = json.loads(cli("agents", "list", "--json").stdout)
+    assert next(a for a in after["agents"] if a["name"] == "plan")["scope"] == "workspace"

@@ -461,3 +461,70 @@ async def stop(client: FuzzClient) -> None:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(client.proc.wait(), 10)
     client.reader.cancel()
+
+
+# --- hostile tool calls (issue 23) -------------------------------------------------------------------------------
+
+TOOL_CALLS = int(os.environ.get("FUZZ_TOOL_CALLS", "240"))
+_REGEX_PIECES = ["(a+)+", "(a|a)*", "(.*)*", "a{1,30}", "[a-z]*", "\\w+", "(?:x+x+)+", "$", "^", "b", "(a|aa)+", ".*",
+                 "(", ")", "[", "\\1", "(?=a)", "{2}", "NEEDLE", "\\s*", "|"]  # fmt: skip
+_GLOB_PIECES = ["*", "**", "a", "/", "?", "[a-z]", "{a,b}", "**/", "*a", "[", "{", "b"]
+_PATHS = ["pipe.py", "src/pipe.md", "zero.txt", "stdin.txt", "urandom.py", "self_loop", "ping", "src/up", "src/up/up",
+          ".", "src", "long.txt", "src/app.py"]  # fmt: skip
+_OPERATORS = ["&>", "&>>", ">|", "|&", "<>", ">&", "2>&1", ">&-", ";;", "&", "&&", "||", "|", ";", "\n", "(", "$(",
+              "`", "<(", "<<<", "{fd}>", "!", "#"]  # fmt: skip
+
+
+def hostile_call(rng: random.Random, n: int, marker_dir: Path) -> Any:
+    from tests.fakes.fake_llm import FakeToolCall
+
+    kind = rng.choice(["regex", "regex", "glob", "path", "command"])
+    if kind == "regex":
+        pattern = "".join(rng.choice(_REGEX_PIECES) for _ in range(rng.randint(1, 6)))
+        args: dict[str, Any] = {"pattern": pattern}
+        if rng.random() < 0.3:
+            args["glob"] = "".join(rng.choice(_GLOB_PIECES) for _ in range(rng.randint(1, 12)))
+        return FakeToolCall("search_text", args)
+    if kind == "glob":
+        pattern = "".join(rng.choice(_GLOB_PIECES) for _ in range(rng.randint(1, 16))) + f"{n}"
+        return FakeToolCall("find_files", {"pattern": pattern})
+    if kind == "path":
+        return FakeToolCall(rng.choice(["read_file", "list_directory"]), {"path": rng.choice(_PATHS)})
+    command = f"ls{rng.choice(['', ' '])}{rng.choice(_OPERATORS)}{rng.choice(['', ' ', '/dev/null '])}"
+    return FakeToolCall("run_command", {"command": f"{command}touch {marker_dir / f'pwned-{n}'}"})
+
+
+@pytest.mark.timeout(900)
+async def test_fuzzing_hostile_tool_calls_never_hangs_or_escapes(
+    start_server: Any, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seeded hostile tool calls through the fake LLM: backtracking regexes and globs, FIFOs, device links and link
+    loops as paths, allowed commands with every shell operator before a `touch`. Every call answers, every turn
+    ends, no command runs that was not allowed, and the server keeps answering."""
+    from tests.e2e.conftest import llm_options, new_session
+    from tests.e2e.helpers import answer_permissions, final_tool_updates, prompt_params
+    from tests.e2e.test_denial_of_service import hostile_workspace, still_answers
+    from tests.fakes.fake_llm import ToolCalls
+
+    hostile_workspace(workspace)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    rules = [{"tool": "run_command", "policy": "allow", "pattern": "ls *"}]
+    client = await start_server(workspace, {**llm_options(fake_llm), "tools": {"rules": rules}})
+    answer_permissions(client, "reject_once")
+    rng = random.Random(SEED)
+    sent = answered = 0
+    for start_n in range(0, TOOL_CALLS, 12):
+        calls = [hostile_call(rng, start_n + i, markers) for i in range(min(12, TOOL_CALLS - start_n))]
+        fake_llm.script(Reply(steps=[ToolCalls(calls)]), Reply.text("done"))
+        sid = await new_session(client, workspace)
+        result = await client.request("agent/session/prompt", prompt_params(sid, "go"), timeout=120)
+        assert result["stopReason"] in ("end_turn", "max_turn_requests"), result
+        sent += len(calls)
+        answered += len(final_tool_updates(client, sid))
+    ran = sorted(p.name for p in markers.iterdir())
+    with capsys.disabled():
+        print(f"\nhostile tool calls: seed {SEED}, {sent} sent, {answered} answered, {len(ran)} escapes")
+    assert ran == [], ran
+    assert answered >= sent - 12  # a repeated call may stop a turn early (the repetition guard); none may hang
+    await still_answers(client, workspace)

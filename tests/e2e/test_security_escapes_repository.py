@@ -119,7 +119,8 @@ async def test_files_that_make_tools_run_programs_always_ask_under_allow(
     (workspace / "notes").symlink_to(".git")  # a harmless-looking name for the git dir
     (workspace / "evil.cfg").write_text(f'[core]\n\tfsmonitor = "touch {markers / "fsmonitor"}"\n')
     rules = [
-        {"tool": "run_command", "policy": "allow", "pattern": p} for p in ("git status*", "cp *", "tee *", "git *")
+        {"tool": "run_command", "policy": "allow", "pattern": p}
+        for p in ("git status*", "cp *", "tee *", "git *", "cd *")
     ]
     policy = {"write_file": "allow", "edit_file": "allow", "run_command": "ask"}
     client = await start_server(
@@ -153,6 +154,7 @@ async def test_files_that_make_tools_run_programs_always_ask_under_allow(
         "git config core.fsmonitor 'touch pwned'",
         "git status > .gitattributes",
         "cp evil.cfg notes/config",
+        "cd .git && cp ../evil.cfg config",
         "git status",  # allowed and harmless: nothing above was written
     ]
     calls += [FakeToolCall("run_command", {"command": c}) for c in commands]
@@ -171,6 +173,12 @@ async def test_files_that_make_tools_run_programs_always_ask_under_allow(
     # The question says why, although the rules allow the tool.
     why = [p["toolCall"].get("_meta", {}).get("why") for p in asked]
     assert all(why) and any("configure programs" in " ".join(w) for w in why)
+    command_texts = [
+        " ".join(c.get("content", {}).get("text", "") for c in p["toolCall"].get("content") or [])
+        for p in asked
+        if "command" in p["toolCall"].get("rawInput", {})
+    ]
+    assert command_texts and all("Asked because:" in t for t in command_texts), command_texts
 
 
 async def test_a_git_file_pointing_outside_gets_nothing_written_there(
