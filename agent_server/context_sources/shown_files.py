@@ -95,4 +95,15 @@ def render(shown: list[Shown], root: Path, budget_tokens: int) -> tuple[str, lis
         used += cost
     if not parts:
         return "", []
-    return "The files:\n\n" + "\n\n".join(parts), kept
+    return "The files:\n\n" + "\n\n".join(parts) + "\n\n" + _ask(kept), kept
+
+
+def _ask(kept: list[Shown]) -> str:
+    """What to answer, naming the files: a small model copies whichever block it saw last unless told which one."""
+    editable = [s.path for s in kept if s.editable]
+    fixed = [s.path for s in kept if not s.editable]
+    if len(editable) == 1:
+        ask = f"Reply with the whole new content of {editable[0]} in one fenced code block, after its path."
+    else:
+        ask = "Reply with the whole new content of each file you change in one fenced code block, after its path."
+    return ask + (f" Do not change {', '.join(fixed)}." if fixed else "")
