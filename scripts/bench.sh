@@ -29,3 +29,9 @@ else
 fi
 echo "== prompt-cache reuse over a 10-round turn, real llama-server (issue 14)"
 python tests/benchmarks/bench_prompt_cache.py
+echo "== time to first token: lean prompt, warm turn, resumed session with slot restore (issue 27)"
+if python -c "import xllamacpp" 2>/dev/null; then
+  python tests/benchmarks/bench_ttft.py ${BENCH_QUICK:+--quick}
+else
+  echo "skipped: xllamacpp is not installed (pip install xllamacpp==2026.10.11549, see docs/providers.md)"
+fi
