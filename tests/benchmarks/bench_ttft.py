@@ -134,8 +134,7 @@ async def turn(service: AgentService, session_id: str, text: str, client: QuietC
 
 
 async def settle(service: AgentService) -> None:
-    """Let the background slot save finish, then close the service (as an editor closing)."""
-    await asyncio.gather(*list(service._saves), return_exceptions=True)
+    """Close the service (as an editor closing): the idle session's slot is saved."""
     await service.aclose()
 
 
