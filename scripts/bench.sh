@@ -43,3 +43,9 @@ if [ -n "$REPOS" ] && [ -d "$REPOS/pallets+click/repo" ] && python -c "import xl
 else
   echo "== inline completion: skipped (needs AGENT_BENCH_REPOS with a pallets/click mirror, and xllamacpp)"
 fi
+echo "== time to first token: lean prompt, warm turn, resumed session with slot restore (issue 27)"
+if python -c "import xllamacpp" 2>/dev/null; then
+  python tests/benchmarks/bench_ttft.py "${Q[@]}"
+else
+  echo "skipped: xllamacpp is not installed (pip install -e '.[local]', see docs/providers.md)"
+fi

@@ -1,6 +1,7 @@
-"""Saved sessions resume warm: a session's llama.cpp KV cache goes to disk when the session goes idle or closes,
-and comes back when the session sends its next request after the server's slot was used by something else (another
-session, a restarted agent-server, a restarted server).
+"""Saved sessions resume warm: a session's llama.cpp KV cache goes to disk when the session goes idle (IDLE_SAVE_S
+after its turn, or at once when another session is about to take the slot) or closes, and comes back when the
+session sends its next request after the server's slot was used by something else (another session, a restarted
+agent-server, a restarted server).
 
 llama.cpp started with `--slot-save-path DIR` saves and restores a slot's KV cache (`POST /slots/0?action=save|
 restore`, a file name inside DIR); restoring takes milliseconds where evaluating the same prompt again takes a second
@@ -18,6 +19,7 @@ session's last request.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from collections.abc import AsyncIterator
@@ -35,6 +37,8 @@ from .openai_compat import api_root, build_payload
 from .server_facts import is_llamacpp
 
 log = logging.getLogger(__name__)
+# A session idle this long is saved (a conversation going on needs no file; llama.cpp keeps the slot warm).
+IDLE_SAVE_S = 10.0
 
 
 class SlotRecord(BaseModel):
@@ -66,6 +70,32 @@ class SlotCache:
         self._server_session: str | None = None  # whose request the server's slot saw last
         self.disabled = False  # the server refused slot actions (no --slot-save-path, several slots)
         self.restored: dict[str, int] = {}  # session id -> tokens restored at its last resume (for status/bench)
+        self._unsaved: dict[str, asyncio.TimerHandle | None] = {}  # idle sessions not saved yet -> their save timer
+        self._tasks: set[asyncio.Task[bool]] = set()
+
+    def idle(self, session_id: str, delay: float = IDLE_SAVE_S) -> None:
+        """The session's turn ended: save it once it has stayed idle `delay` seconds (a conversation going on needs
+        no file), or at once when another session is about to take the slot, or when it closes."""
+        self._cancel_timer(session_id)
+        self._unsaved[session_id] = asyncio.get_running_loop().call_later(delay, self._save_soon, session_id)
+
+    def _save_soon(self, session_id: str) -> None:
+        task = asyncio.ensure_future(self.save(session_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _cancel_timer(self, session_id: str) -> None:
+        timer = self._unsaved.get(session_id)
+        if timer is not None:
+            timer.cancel()
+
+    async def flush(self) -> None:
+        """Save what is unsaved (only the session the slot holds can be), and wait for saves under way."""
+        for session_id in list(self._unsaved):
+            self._cancel_timer(session_id)
+            await self.save(session_id)
+        if self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
 
     def wrap(self, provider: Provider, session_id: str) -> Provider:
         return _SessionProvider(provider, self, session_id)
@@ -94,6 +124,11 @@ class SlotCache:
     async def before_request(self, session_id: str, body: dict[str, Any]) -> None:
         """Restore the session's saved cache if the server's slot holds something else and the saved prompt is a
         prefix of this one; then remember this request as the session's last."""
+        self._cancel_timer(session_id)
+        self._unsaved.pop(session_id, None)  # active again: saved when it next goes idle
+        previous = self._server_session
+        if previous is not None and previous != session_id and previous in self._unsaved:
+            await self.save(previous)  # the slot is about to be reused: keep the idle session's cache first
         try:
             if not self.disabled and self._server_session != session_id:
                 await self._restore(session_id, body)
@@ -121,6 +156,8 @@ class SlotCache:
 
     async def save(self, session_id: str) -> bool:
         """Save the slot if it still holds this session's last request (nothing else ran since)."""
+        self._cancel_timer(session_id)
+        self._unsaved.pop(session_id, None)
         body = self._last.get(session_id)
         if self.disabled or body is None or self._server_session != session_id:
             return False
@@ -144,6 +181,7 @@ class SlotCache:
             model=model,
         )
         try:
+            self.save_dir.mkdir(parents=True, exist_ok=True)
             (self.save_dir / name).with_suffix(".json").write_text(record.model_dump_json())
             self._prune()
         except OSError as exc:
@@ -168,6 +206,7 @@ class SlotCache:
                 path.with_suffix(".json").unlink(missing_ok=True)
 
     async def aclose(self) -> None:
+        await self.flush()
         await self._client.aclose()
 
 

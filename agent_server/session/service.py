@@ -70,7 +70,6 @@ class AgentService:
         self._retired: list[Provider] = []  # replaced providers, closed once no turn uses them
         self._listing = 0  # list_models calls in flight (they use the provider too)
         self._slots: SlotCache | None = None  # saved sessions' KV caches (llama.cpp with llm.slot_save_path)
-        self._saves: set[asyncio.Task[bool]] = set()
         self.store = Store(settings.database_path())
         self.tools = ToolRegistry(builtin_tools(settings), result_limit=settings.tools.result_limit)
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
@@ -142,12 +141,9 @@ class AgentService:
         return (slots.wrap(provider, session.id) if slots is not None else provider), model, info
 
     def _save_slot(self, session_id: str) -> None:
-        """The session went idle: save its KV cache in the background (milliseconds; never delays an answer)."""
-        if self._slots is None:
-            return
-        task = asyncio.ensure_future(self._slots.save(session_id))
-        self._saves.add(task)
-        task.add_done_callback(self._saves.discard)
+        """The session went idle: its KV cache is saved if it stays so (llm/slot_cache.py)."""
+        if self._slots is not None:
+            self._slots.idle(session_id)
 
     # --- sessions ---------------------------------------------------------------------------------------
 
@@ -491,8 +487,6 @@ class AgentService:
                 await session.mcp.aclose()
         if self.indexer is not None:
             await self.indexer.aclose()
-        if self._saves:
-            await asyncio.gather(*self._saves, return_exceptions=True)
         if self._slots is not None:
             await self._slots.aclose()
         for provider in [*self._retired, *([self._provider] if self._provider else [])]:

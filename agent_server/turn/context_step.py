@@ -234,7 +234,9 @@ class ContextStep:
             return specs
         from ..tools.prefilter import ToolPrefilter
 
-        query = next((m.content for m in reversed(turn.session.history) if m.role == "user"), "")
+        # The session's first request, not the latest: the choice is the session's (the prompt prefix stays cached),
+        # and a restarted agent-server makes the same one for a resumed session (its saved slot still matches).
+        query = next((m.content for m in turn.session.history if m.role == "user" and not m.meta.get("nudge")), "")
         keep = LOOP_CONTROL if limit <= FEW_TOOLS else LOOP_CONTROL | _builtin_names(turn)
         prefilter = ToolPrefilter(limit, always_keep=keep)
         return await prefilter.select(query, specs)

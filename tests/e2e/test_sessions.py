@@ -159,7 +159,9 @@ async def test_long_session_stays_inside_a_small_window(
         return Reply.text(f"Answer number {n}: the files hold lorem ipsum.")
 
     routing_llm.responder = respond
-    client = await start_server(workspace, llm_options(routing_llm))
+    # The file sizes and turn count are tuned so compaction lands at a turn boundary with the full fixed prompt;
+    # the lean one (~560 tokens smaller) moves it into turn 7, where the turn's first read is shrunk instead.
+    client = await start_server(workspace, {**llm_options(routing_llm), "agent": {"leanPrompt": "off"}})
     sid = await new_session(client, workspace)
     for turn in range(8):
         assert await prompt(client, sid, f"Question {turn}: what is in the next modules?") == "end_turn"

@@ -84,13 +84,14 @@ def wait_for(fake: FakeLLMServer, check: Any, timeout: float = 10.0) -> list[Rec
 async def run_and_restart(
     start_server: Start, workspace: Path, fake: FakeLLMServer, options: dict[str, Any]
 ) -> tuple[LspClient, str]:
-    """One turn, then a new agent-server process that loads the session."""
+    """One turn, then a new agent-server process that loads the session (closing the first saves its slot)."""
     first = await start_server(workspace, options)
     sid = await new_session(first, workspace)
     fake.script(Reply.text("Hello."))
     assert await prompt(first, sid, "Say hello.") == "end_turn"
-    wait_for(fake, lambda: any("action=save" in c for c in slot_calls(fake)))
+    assert not slot_calls(fake)  # a session in use is not saved after every turn
     await first.close()
+    assert [c for c in slot_calls(fake) if "action=save" in c] == ["/slots/0?action=save"]
     second = await start_server(workspace, options)
     await second.request("agent/session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
     return second, sid
@@ -145,15 +146,36 @@ async def test_server_without_slot_saving_still_answers(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
     as_llamacpp(fake_llm)  # slot_files None: 501 like llama-server started without --slot-save-path
-    options = slot_options(fake_llm, tmp_path / "slots")
-    client = await start_server(workspace, options)
-    sid = await new_session(client, workspace)
-    fake_llm.script(Reply.text("One."), Reply.text("Two."))
-    assert await prompt(client, sid, "First.") == "end_turn"
-    wait_for(fake_llm, lambda: len(slot_calls(fake_llm)) == 1)
-    assert await prompt(client, sid, "Second.") == "end_turn"
-    assert len(slot_calls(fake_llm)) == 1  # refused once, never asked again
-    assert not list((tmp_path / "slots").glob("*")) if (tmp_path / "slots").exists() else True
+    client = await start_server(workspace, slot_options(fake_llm, tmp_path / "slots"))
+    first, second = await new_session(client, workspace), await new_session(client, workspace)
+    fake_llm.script(Reply.text("One."), Reply.text("Two."), Reply.text("Three."))
+    assert await prompt(client, first, "First.") == "end_turn"
+    assert await prompt(client, second, "Second.") == "end_turn"  # takes the slot: the first is saved (refused)
+    assert await prompt(client, first, "Third.") == "end_turn"
+    await client.close()
+    assert slot_calls(fake_llm) == ["/slots/0?action=save"]  # refused once, never asked again
+    assert sum(r.path == "/apply-template" for r in fake_llm.requests) == 1  # no restore is tried after that
+
+
+async def test_an_idle_session_is_saved_before_another_takes_the_slot(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    as_llamacpp(fake_llm)
+    fake_llm.slot_files = {}
+    client = await start_server(workspace, slot_options(fake_llm, tmp_path / "slots"))
+    first, second = await new_session(client, workspace), await new_session(client, workspace)
+    fake_llm.script(Reply.text("One."), Reply.text("Two."), Reply.text("Three."))
+    assert await prompt(client, first, "First.") == "end_turn"
+    assert await prompt(client, second, "Second.") == "end_turn"
+    log = [f"{r.path}?{r.query}" for r in fake_llm.requests if r.path != "/props"]
+    saves = [i for i, c in enumerate(log) if "action=save" in c]
+    chats = [i for i, c in enumerate(log) if c.startswith("/v1/chat/completions")]
+    assert len(saves) == 1 and chats[0] < saves[0] < chats[1], log  # the first session, before the second's request
+    # Back to the first session: the second is saved, the first restored from its file.
+    assert await prompt(client, first, "Third.") == "end_turn"
+    log = [f"{r.path}?{r.query}" for r in fake_llm.requests if r.path != "/props"]
+    assert [c for c in log if c.startswith("/slots/")][1:] == ["/slots/0?action=save", "/slots/0?action=restore"], log
+    assert log[-1].startswith("/v1/chat/completions")
 
 
 def progress_reply(answer: str) -> Reply:

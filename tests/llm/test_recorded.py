@@ -8,6 +8,7 @@ import pytest
 
 from agent_server.errors import ContextOverflowError
 from agent_server.llm.openai_compat import OpenAIProvider
+from agent_server.messages import Finish, PromptProgress
 from tests.e2e.conftest import Start, llm_options, new_session, start_server
 from tests.e2e.helpers import prompt
 from tests.fakes import recorded
@@ -137,3 +138,25 @@ def test_doctor_shows_dropped_tools_a_session_remembered(
     (model,) = report["models"]  # type: ignore[misc]
     assert model["tools"] == "prompt-based"
     assert any("dropped native tool definitions" in n and "180" in n for n in report["notes"])  # type: ignore[attr-defined]
+
+
+async def test_recorded_prompt_progress_parses_before_the_answer(
+    fake_llm: FakeLLMServer, openai: OpenAIProvider
+) -> None:
+    """xllamacpp's `prompt_progress` chunks (one per 256-token batch) become PromptProgress events, then the answer."""
+    as_llamacpp(fake_llm)
+    fake_llm.script(recorded.stream_reply("llamacpp_progress.sse"))
+    out = await run(openai, request(progress=True))
+    assert fake_llm.chat_requests()[0].json["return_progress"] is True
+    progress = [e for e in out.events if isinstance(e, PromptProgress)]
+    fractions = [p.fraction for p in progress]
+    assert len(progress) >= 3 and fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
+    finish = out.events[-1]
+    assert isinstance(finish, Finish) and {p.total for p in progress} == {finish.usage.prompt_tokens}
+    last = max(i for i, e in enumerate(out.events) if isinstance(e, PromptProgress))
+    assert not any(isinstance(e, PromptProgress) for e in out.events[last + 1 :])
+    assert isinstance(out.events[-1], Finish)
+    # Without the option the field is not sent (other servers may reject it).
+    fake_llm.script(Reply.text("ok"))
+    await run(openai, request())
+    assert "return_progress" not in fake_llm.chat_requests()[1].json

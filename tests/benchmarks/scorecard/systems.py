@@ -125,6 +125,7 @@ FEATURES: dict[str, dict[str, Any]] = {
     "repetition_guard": {"agent": {"repetition_guard": False}},
     "reduced_tools": {"agent": {"reduced_tools": False}},
     "files_format": {"agent": {"edit_format": "tools"}},  # tool calls instead of the measured edit format
+    "lean_prompt": {"agent": {"lean_prompt": "off"}},  # the full system prompt and tool definitions
 }
 
 
