@@ -6,7 +6,8 @@ set -uo pipefail
 
 EXT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROOT=$(cd "$EXT/../.." && pwd)
-CACHE=${AGENT_VSCODE_CACHE:-$ROOT/.ci-cache/vscode}
+# Outside the clone, so a fresh clone on the same machine (as CI is) reuses Node and code-server.
+CACHE=${AGENT_VSCODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-server-ci/vscode}
 NODE_VERSION=24.21.0
 CODE_SERVER_VERSION=4.139.1
 export AGENT_PYTHON=${AGENT_PYTHON:-$ROOT/.venv/bin/python}
