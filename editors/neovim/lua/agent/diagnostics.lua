@@ -60,12 +60,11 @@ local function language_servers(bufnr)
   return out
 end
 
---- Neovim pulls diagnostics (`textDocument/diagnostic`) only for buffers shown in a window; the agent edits files
---- you may not be looking at, so ask those servers ourselves (the answer goes where Neovim's own pull would).
-local function pull_hidden(bufnr, clients)
-  if #vim.fn.win_findbuf(bufnr) > 0 then
-    return
-  end
+--- Neovim pulls diagnostics (`textDocument/diagnostic`) after a change only for the buffer's visible lines, and in
+--- 0.11 not at all for a change made while another window is current (the agent's edits always are): ask the pull
+--- servers ourselves. The answer goes where Neovim's own pull would (vim.lsp.diagnostic.on_diagnostic); push-only
+--- servers publish by themselves.
+local function pull(bufnr, clients)
   local method = 'textDocument/diagnostic'
   for _, c in ipairs(clients) do
     if c.server_capabilities and c.server_capabilities.diagnosticProvider then
@@ -117,7 +116,7 @@ function M.answer(_, params)
   local servers = language_servers(bufnr)
   if params.after ~= nil and params.after ~= vim.NIL and #servers > 0 then
     local timeout = math.max(0, math.min(tonumber(params.timeoutMs) or 3000, MAX_WAIT_MS))
-    pull_hidden(bufnr, servers)
+    pull(bufnr, servers)
     settle(bufnr, params.after, now_ms() + timeout)
   end
   local out = {}
