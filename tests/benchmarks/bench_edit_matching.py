@@ -88,7 +88,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("fixtures", nargs="*", type=Path, default=[DEFAULT])
     parser.add_argument("--synthetic", type=int, default=0, help="also N perturbed windows of this repo's files")
+    parser.add_argument("--quick", action="store_true", help="the recorded calls and 20 synthetic windows (CI)")
     args = parser.parse_args()
+    if args.quick:
+        args.synthetic = 20
     if args.synthetic:
         report_synthetic(synthetic(args.synthetic, 28))
     calls = [c for path in args.fixtures for c in json.loads(path.read_text())["calls"]]

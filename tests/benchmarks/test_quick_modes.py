@@ -28,6 +28,7 @@ QUICK = {
     "bench_index_speed.py": ["read+hash baseline", "cold index", "ratio index/baseline"],
     "bench_retrieval.py": ["Acc@5 ratio hybrid/bm25", "hybrid", "ref-bm25"],
     "bench_retrieval_history.py": ["hybrid, files", "plain BM25"],
+    "bench_edit_matching.py": ["baseline (exact only)", "forgiving matcher", "wrong place"],
 }
 
 

@@ -30,9 +30,11 @@ def test_the_error_an_edit_introduced_reaches_the_model_from_the_language_server
             "ruff_cmd": [sys.executable, "-m", "ruff", "server"],
         },
     )
-    assert result["ruff_attached"], "ruff server did not attach"
+    assert result["ruff_attached"] and result["ruff_ready"], "ruff server did not attach or report"
     assert result["waited"] and result["stop_reason"] == "end_turn"
     assert any("offset" in m for m in result["buffer_diagnostics"]), result["buffer_diagnostics"]
+    before, after = result["answers"]  # before the edit (at once), after it (once settled)
+    assert "after" not in before and isinstance(after["after"], int) and after["ok"]
     messages = fake_llm.chat_requests()[1].json["messages"]
     tool_result = [m["content"] for m in messages if m["role"] == "tool"][-1]
     assert "total.py:5:" in tool_result and "Undefined name `offset`" in tool_result, tool_result

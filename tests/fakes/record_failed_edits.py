@@ -1,6 +1,7 @@
 """Record real edit_file calls of Qwen2.5-Coder-0.5B (the small model this project targets) as fixtures.
 
-Run (heavy: a real model): flock /work/locks/heavy.lock python tests/fakes/record_failed_edits.py [MODEL.gguf]
+Run (heavy: a real model): flock /work/locks/heavy.lock python tests/fakes/record_failed_edits.py [MODEL.gguf
+[COUNT [SEED]]] (seed 28 writes the fixture anew; any other seed adds its calls to it)
 
 Each task shows the model a real source file of this repository as read_file renders it (numbered lines) and asks
 for one small change at a known line, with the edit_file tool offered. Every call it makes is kept with the file,
@@ -125,6 +126,8 @@ def edit_arguments(text: str) -> list[dict[str, Any]]:
 def main() -> None:
     model = sys.argv[1] if len(sys.argv) > 1 else str(MODEL)
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 60
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 28  # another seed adds to the fixture instead of replacing it
+    kept: list[dict[str, Any]] = json.loads(OUT.read_text())["calls"] if seed != 28 and OUT.exists() else []
     server = multiprocessing.Process(target=serve, args=(model,), daemon=True)
     server.start()
     try:
@@ -132,8 +135,8 @@ def main() -> None:
         tool = next(t for t in builtin_tools(Settings()) if t.name == "edit_file")
         wire = [{"type": "function", "function": {"name": tool.name, "description": tool.description,
                                                   "parameters": tool.parameters}}]  # fmt: skip
-        rng = random.Random(28)
-        records: list[dict[str, Any]] = []
+        rng = random.Random(seed)
+        records: list[dict[str, Any]] = list(kept)
         for index, (name, text, target) in enumerate(snippets(rng, count)):
             lines = text.splitlines()
             line = lines[target - 1].strip()

@@ -49,14 +49,33 @@ local function to_lsp(d)
   }
 end
 
---- Other language servers that may publish diagnostics for the buffer (the agent's own client does not).
-local function has_language_server(bufnr)
+--- The other language servers attached to the buffer (the agent's own client reports nothing).
+local function language_servers(bufnr)
+  local out = {}
   for _, c in ipairs(vim.lsp.get_clients({ bufnr = bufnr })) do
     if c.name ~= require('agent.client').NAME then
-      return true
+      out[#out + 1] = c
     end
   end
-  return false
+  return out
+end
+
+--- Neovim pulls diagnostics (`textDocument/diagnostic`) after a change only for the buffer's visible lines, and in
+--- 0.11 not at all for a change made while another window is current (the agent's edits always are): ask the pull
+--- servers ourselves. The answer goes where Neovim's own pull would (vim.lsp.diagnostic.on_diagnostic); push-only
+--- servers publish by themselves.
+local function pull(bufnr, clients)
+  local method = 'textDocument/diagnostic'
+  for _, c in ipairs(clients) do
+    if c.server_capabilities and c.server_capabilities.diagnosticProvider then
+      local params = { textDocument = vim.lsp.util.make_text_document_params(bufnr) }
+      if vim.fn.has('nvim-0.11') == 1 then
+        c:request(method, params, vim.lsp.diagnostic.on_diagnostic, bufnr)
+      else
+        c.request(method, params, vim.lsp.diagnostic.on_diagnostic, bufnr)
+      end
+    end
+  end
 end
 
 --- Sleep `ms` without blocking Neovim: yield the handler's coroutine when in one, else vim.wait.
@@ -94,8 +113,10 @@ function M.answer(_, params)
   if bufnr <= 0 or not vim.api.nvim_buf_is_loaded(bufnr) then
     return { diagnostics = {}, generation = 0 }
   end
-  if params.after ~= nil and params.after ~= vim.NIL and has_language_server(bufnr) then
+  local servers = language_servers(bufnr)
+  if params.after ~= nil and params.after ~= vim.NIL and #servers > 0 then
     local timeout = math.max(0, math.min(tonumber(params.timeoutMs) or 3000, MAX_WAIT_MS))
+    pull(bufnr, servers)
     settle(bufnr, params.after, now_ms() + timeout)
   end
   local out = {}
