@@ -36,7 +36,7 @@ else
   python tests/benchmarks/bench_retrieval_history.py --quick
 fi
 echo "== forgiving edit matching on recorded and synthetic near misses (issue 28)"
-python tests/benchmarks/bench_edit_matching.py ${Q[0]:+--quick} ${Q[0]:---synthetic 600}
+if [ ${#Q[@]} -eq 0 ]; then python tests/benchmarks/bench_edit_matching.py --synthetic 600; else python tests/benchmarks/bench_edit_matching.py --quick; fi
 echo "== prompt-cache reuse over a multi-round turn, real llama.cpp server (issue 14)"
 python tests/benchmarks/bench_prompt_cache.py "${Q[@]}"
 if [ -n "$REPOS" ] && [ -d "$REPOS/pallets+click/repo" ] && python -c "import xllamacpp" 2>/dev/null; then
