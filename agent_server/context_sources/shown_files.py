@@ -34,6 +34,9 @@ SOURCE_SUFFIXES = {
     ".lua",
 }
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".agent-server", "build", "dist", ".mypy_cache"}
+LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rs": "rust",
+             ".java": "java", ".rb": "ruby", ".c": "c", ".h": "c", ".cpp": "cpp", ".lua": "lua", ".md": "markdown",
+             ".toml": "toml", ".json": "json"}  # fmt: skip
 MAX_SCAN = 400  # a workspace with more files than this is not "small": only named files are shown
 
 
@@ -86,7 +89,8 @@ def render(shown: list[Shown], root: Path, budget_tokens: int) -> tuple[str, lis
             text = (root / item.path).read_text(errors="replace")
         except OSError:
             continue
-        block = f"{item.path}\n```\n{text}{'' if text.endswith(chr(10)) or not text else chr(10)}```"
+        fence = "```" + LANGUAGES.get(Path(item.path).suffix, "")
+        block = f"{item.path}\n{fence}\n{text}{'' if text.endswith(chr(10)) or not text else chr(10)}```"
         cost = estimate_text(block)
         if used + cost > budget_tokens:
             continue

@@ -42,5 +42,8 @@ async def with_edit_format(
         return shaped, content
     window = (info.context_length if info and info.context_length else None) or settings.llm.context_length or 8192
     budget = agent.files_tokens or int(window * FILES_SHARE)
-    block, session.shown_files = shown_files.render(shown_files.pick(text, session.cwd), session.cwd, budget)
+    chosen = shown_files.pick(text, session.cwd)
+    if not any(s.editable for s in chosen):  # a follow-up ("the tests failed: ...") still works on the same files
+        chosen += [s for s in session.shown_files if s.path not in {c.path for c in chosen}]
+    block, session.shown_files = shown_files.render(chosen, session.cwd, budget)
     return shaped, f"{content}\n\n{block}" if block else content

@@ -83,3 +83,22 @@ async def test_auto_follows_what_was_measured_for_the_model(
     body = fake_llm.chat_requests()[0].json
     assert (not body.get("tools")) is files
     assert (STUB in user_text(body)) is files
+
+
+async def test_a_follow_up_naming_only_the_tests_shows_the_file_being_worked_on_again(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "leap.py").write_text(STUB)
+    (workspace / "leap_test.py").write_text(TESTS)
+    (workspace / "other.py").write_text("UNRELATED = 1\n")
+    fake_llm.script(Reply.text(f"leap.py\n```python\n{SOLUTION}```"), Reply.text(f"leap.py\n```python\n{SOLUTION}```"))
+    client = await start_server(workspace, options(fake_llm, editFormat="files"))
+    answer_permissions(client, "allow_once")
+    install_apply_edit(client)
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Write leap.py so that leap_test.py passes.") == "end_turn"
+    assert await prompt(client, sid, "leap_test.py still fails: FAILED leap_test.py::test_2000") == "end_turn"
+    follow_up = fake_llm.chat_requests()[1].json["messages"][-1]["content"]
+    assert f"leap.py\n```python\n{SOLUTION}```" in follow_up  # the file as it is now, editable, shown again
+    assert "Reply with the whole new content of leap.py" in follow_up and "Do not change leap_test.py" in follow_up
+    assert "UNRELATED" not in follow_up
