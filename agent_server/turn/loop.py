@@ -90,8 +90,10 @@ async def run_turn(turn: Turn) -> StopReason:
             empty_answers = 0
             if (stop := await run_calls_guarded(turn, reply.message.tool_calls, call_tools)) is not None:
                 return stop
-            if files_applied(turn, reply.message):
-                return "end_turn"  # the answer was the edit: done, as in Aider (a failed edit gets one more round)
+            if files_applied(turn, reply.message):  # the answer was the edit: done, as in Aider, once it checks out
+                if (failed := await verify(turn)) is None:
+                    return "end_turn"
+                await turn.record(Message(role="user", content=failed, meta={"nudge": True, "verify": True}))
             continue
         if reply.finish == "length":
             return "max_tokens"

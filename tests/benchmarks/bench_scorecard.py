@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.benchmarks.scorecard.model_server import ModelServer, start_model_server  # noqa: E402
 from tests.benchmarks.scorecard.systems import (  # noqa: E402
+    EXTRAS,
     FEATURES,
     AgentServerSystem,
     Attempt,
@@ -172,6 +173,8 @@ def make_systems(args: argparse.Namespace, base_url: str, model: str, store: Pat
         systems.append(WholeFileSystem(base_url, model, args.timeout))
     off = list(FEATURES) if args.ablation else [f for f in (args.off or "").split(",") if f]
     systems += [AgentServerSystem(base_url, model, store, args.timeout, (f,)) for f in off]
+    on = [f for f in (args.on or "").split(",") if f]
+    systems += [AgentServerSystem(base_url, model, store, args.timeout, (), (f,)) for f in on]
     return systems
 
 
@@ -220,6 +223,7 @@ def main() -> None:
     ap.add_argument("--systems", default="agent,plain,wholefile")
     ap.add_argument("--ablation", action="store_true", help="also agent-server with each small-model feature off")
     ap.add_argument("--off", default=None, help=f"also agent-server with these features off: {','.join(FEATURES)}")
+    ap.add_argument("--on", default=None, help=f"also agent-server with these features on: {','.join(EXTRAS)}")
     ap.add_argument("--tasks", default=None, help="comma-separated task names")
     ap.add_argument("--kinds", default=None, help="exercise,workspace")
     ap.add_argument("--limit", type=int, default=None)

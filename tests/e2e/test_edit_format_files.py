@@ -102,3 +102,21 @@ async def test_a_follow_up_naming_only_the_tests_shows_the_file_being_worked_on_
     assert f"leap.py\n```python\n{SOLUTION}```" in follow_up  # the file as it is now, editable, shown again
     assert "Reply with the whole new content of leap.py" in follow_up and "Do not change leap_test.py" in follow_up
     assert "UNRELATED" not in follow_up
+
+
+async def test_the_verify_command_checks_an_applied_answer_and_sends_failures_back(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "leap.py").write_text(STUB)
+    wrong = "def leap_year(year):\n    return False\n"
+    fake_llm.script(Reply.text(f"leap.py\n```python\n{wrong}```"), Reply.text(f"leap.py\n```python\n{SOLUTION}```"))
+    check = "python -c 'import leap, sys; sys.exit(0 if leap.leap_year(2000) else 3)'"
+    client = await start_server(workspace, options(fake_llm, editFormat="files", verifyCommand=check))
+    answer_permissions(client, "allow_once")
+    install_apply_edit(client)
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Write leap.py.") == "end_turn"
+    assert (workspace / "leap.py").read_text() == SOLUTION
+    bodies = [r.json for r in fake_llm.chat_requests()]
+    assert len(bodies) == 2  # the failed check went back once; the fixed answer passed it
+    assert f"The check `{check}` failed (exit code 3)" in bodies[1]["messages"][-1]["content"]

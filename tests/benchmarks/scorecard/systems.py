@@ -127,6 +127,10 @@ FEATURES: dict[str, dict[str, Any]] = {
     "files_format": {"agent": {"edit_format": "tools"}},  # tool calls instead of the measured edit format
     "lean_prompt": {"agent": {"lean_prompt": "off"}},  # the full system prompt and tool definitions
 }
+# Features that are off by default, switched on (`--on`): the verify loop runs the task's tests when the model is done.
+EXTRAS: dict[str, dict[str, Any]] = {
+    "verify": {"agent": {"verify_command": "python -m pytest -q -x -p no:cacheprovider", "verify_max": 1}},
+}
 
 
 def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -138,9 +142,16 @@ def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 
 class AgentServerSystem:
     def __init__(
-        self, base_url: str, model: str, store: Path, timeout_s: float, features_off: tuple[str, ...] = ()
+        self,
+        base_url: str,
+        model: str,
+        store: Path,
+        timeout_s: float,
+        features_off: tuple[str, ...] = (),
+        features_on: tuple[str, ...] = (),
     ) -> None:
-        self.name = "agent-server" + "".join(f" -{f}" for f in features_off)
+        self.name = "agent-server" + "".join(f" -{f}" for f in features_off) + "".join(f" +{f}" for f in features_on)
+        self.features_on = features_on
         self.base_url, self.model, self.store, self.timeout_s = base_url, model, store, timeout_s
         self.features_off = features_off
         self._service: AgentService | None = None
@@ -154,6 +165,8 @@ class AgentServerSystem:
         }
         for feature in self.features_off:
             overrides = _merge(overrides, FEATURES[feature])
+        for feature in self.features_on:
+            overrides = _merge(overrides, EXTRAS[feature])
         loaded = load_layers(ws, cli_overrides=overrides, environ={}, user_file=ws / ".no-user-config.toml")
         return loaded.settings
 
