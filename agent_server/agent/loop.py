@@ -63,6 +63,9 @@ class Turn:
     # Counters of the robustness paths, so each stays capped within the turn.
     nudges: dict[str, int] = field(default_factory=dict)
     repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again
+    # After a nudge to use a tool (a deflection, an unread file, a call of a non-tool), the next request requires a
+    # tool call: a small model that answered in prose twice usually does so a third time unless the server insists.
+    require_tool: bool = False
 
 
 async def run_turn(turn: Turn) -> StopReason:
@@ -150,7 +153,9 @@ async def prepare(turn: Turn) -> ChatRequest:
         num_ctx=num_ctx,
         think=llm.think,
         keep_alive=llm.keep_alive,
+        tool_choice="required" if turn.require_tool and specs else None,
     )
+    turn.require_tool = False
     return ChatRequest(model=turn.model, messages=messages, tools=specs, options=options)
 
 
@@ -189,6 +194,7 @@ async def nudge_unknown_call(turn: Turn, calls: list[ToolCall], offered: set[str
         await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=f"\n\n{note}")))
         return "max_turn_requests"
     nudge = unknown_tools.nudge_text(calls, offered)
+    turn.require_tool = True
     await turn.record(Message(role="user", content=nudge, meta={"nudge": True}))
     await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {nudge}]\n")))
     return None
@@ -245,11 +251,13 @@ def check_answer(turn: Turn, text: str, empty_answers: int) -> tuple[str | None,
             return "force_summary", empty_answers
         return prompts.CONTINUE_NUDGE, empty_answers
     if verdict == "deflection" and _take(turn, "deflection", cfg.deflection_retries):
+        turn.require_tool = True
         return prompts.DEFLECTION_NUDGE.format(tools=", ".join(sorted(turn.tools.names())[:8])), 0
     if verdict == "ok" and "read_file" in turn.tools.names():
         request, looked = unlooked_files.request_and_tools(turn.session.history)
         files = [] if looked else unlooked_files.named_files(request, turn.session.roots)
         if files and _take(turn, "deflection", cfg.deflection_retries):
+            turn.require_tool = True
             return unlooked_files.unread_nudge(files), 0
     if verdict == "incomplete" and _take(turn, "continue", cfg.continuation_nudges):
         return prompts.CONTINUE_NUDGE, 0

@@ -28,6 +28,8 @@ class GenerationOptions:
     stop: list[str] | None = None
     think: bool | str | None = None  # None = let the server decide
     keep_alive: str | int | None = None  # Ollama only
+    # "required": the reply must be a tool call (OpenAI-compatible servers; llama.cpp enforces it with a grammar).
+    tool_choice: str | None = None
 
 
 @dataclass

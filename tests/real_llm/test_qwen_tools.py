@@ -52,7 +52,8 @@ async def test_read_edit_with_approval_and_run_the_tests(
     )
     assert reason in STOP_REASONS
     done = _completed(client, sid)
-    assert any(d.startswith("read:") for d in done), done
+    seen = f"{reason}: {done}\nanswer: {client.text(sid)[-1500:]}\nthoughts: {client.text(sid, 'agent_thought_chunk')[-1500:]}"
+    assert any(d.startswith("read:") for d in done), seen
     assert "a + b" in (workspace / "calc.py").read_text(), (workspace / "calc.py").read_text()
     assert any(d.startswith("execute:") and "pytest" in d for d in done), done
     assert {p["toolCall"].get("kind") for p in asked} >= {"edit", "execute"}, asked  # both asked first
