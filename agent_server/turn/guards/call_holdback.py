@@ -34,6 +34,8 @@ class CallHoldback:
         self._buf = ""
         self._pos = 0  # everything before this was shown or dropped
         self._in_code = False  # inside a fence that cannot be a call: shown as it comes
+        self._space = ""  # whitespace just before a possible call: shown only if more text follows
+        self._after_call = False  # whitespace right after a hidden call is dropped
         self.hidden: list[str] = []  # the blocks that were calls and never shown
 
     def feed(self, text: str) -> str:
@@ -51,20 +53,26 @@ class CallHoldback:
                 end = rest.find("```")
                 if end < 0:
                     keep = 0 if final else _partial_suffix(rest, ("```",))
-                    out.append(rest[: len(rest) - keep])
+                    self._emit(out, rest[: len(rest) - keep])
                     self._pos += len(rest) - keep
                     break
-                out.append(rest[: end + 3])
+                self._emit(out, rest[: end + 3])
                 self._pos += end + 3
                 self._in_code = False
                 continue
             start = _first_opener(rest)
             if start is None:
                 keep = 0 if final else _partial_suffix(rest, _OPENERS)
-                out.append(rest[: len(rest) - keep])
+                text = rest[: len(rest) - keep]
+                stripped = text if final else text.rstrip()  # trailing space may come before a call
+                self._emit(out, stripped)
+                self._hold_space(text[len(stripped) :])
                 self._pos += len(rest) - keep
                 break
-            out.append(rest[:start])
+            before = rest[:start]
+            stripped = before.rstrip()
+            self._emit(out, stripped)
+            self._hold_space(before[len(stripped) :])
             self._pos += start
             verdict, length = _judge(self._buf[self._pos :], final)
             if verdict == "wait":
@@ -73,12 +81,29 @@ class CallHoldback:
             self._pos += length
             if verdict == "call":
                 self.hidden.append(block)
-            elif verdict == "code":
-                out.append(block)
-                self._in_code = True
+                self._after_call = True  # the space before it separates what comes next, if anything does
             else:
-                out.append(block)
+                self._emit(out, block)
+                self._in_code = verdict == "code"
+        if final and self._space:
+            out.append(self._space)  # it separates this answer from the next round's
+        if final:
+            self._space = ""
         return "".join(out)
+
+    def _hold_space(self, space: str) -> None:
+        if not self._after_call:  # after a hidden call, the space before it already separates
+            self._space += space
+
+    def _emit(self, out: list[str], text: str) -> None:
+        if self._after_call:
+            text = text.lstrip()
+            if not text:
+                return
+            self._after_call = False
+        if text:
+            out.append(self._space + text)
+            self._space = ""
 
 
 def _first_opener(text: str) -> int | None:
