@@ -172,7 +172,7 @@ async def overflow_retry(turn: Turn, error: ContextOverflowError | None = None) 
 
 def recover(turn: Turn, message: Message, request: ChatRequest) -> set[str]:
     """Tool calls the model wrote as text instead of emitting them (only names we offered count). Returns the names
-    offered to the model (empty when nothing is recovered in this turn)."""
+    offered to the model (empty when this turn does not recover calls: no recovery, or no tools offered)."""
     # Prompt tool mode sends no `tools`: the offered names are the registry's (the system prompt lists them).
     names = {spec.name for spec in request.tools} or (set(turn.tools.names()) if turn.context.prompt_tools else set())
     if turn.recover_calls is None or not names:
