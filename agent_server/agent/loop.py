@@ -84,7 +84,7 @@ async def run_turn(turn: Turn) -> StopReason:
             request = await prepare(turn)
         reply = ModelReply(message=Message(role="assistant"))
         try:
-            hold = CallHoldback() if turn.recover_calls is not None else None
+            hold = CallHoldback(offered_names(turn, request)) if turn.recover_calls is not None else None
             await call_model(turn.provider, request, turn.relay, reply, guard=True, hold=hold)
         except asyncio.CancelledError:
             if reply.message.content or reply.message.thinking:
@@ -170,11 +170,15 @@ async def overflow_retry(turn: Turn, error: ContextOverflowError | None = None) 
     return True
 
 
+def offered_names(turn: Turn, request: ChatRequest) -> set[str]:
+    # Prompt tool mode sends no `tools`: the offered names are the registry's (the system prompt lists them).
+    return {spec.name for spec in request.tools} or (set(turn.tools.names()) if turn.context.prompt_tools else set())
+
+
 def recover(turn: Turn, message: Message, request: ChatRequest) -> set[str]:
     """Tool calls the model wrote as text instead of emitting them (only names we offered count). Returns the names
     offered to the model (empty when this turn does not recover calls: no recovery, or no tools offered)."""
-    # Prompt tool mode sends no `tools`: the offered names are the registry's (the system prompt lists them).
-    names = {spec.name for spec in request.tools} or (set(turn.tools.names()) if turn.context.prompt_tools else set())
+    names = offered_names(turn, request)
     if turn.recover_calls is None or not names:
         return set()
     if message.tool_calls:

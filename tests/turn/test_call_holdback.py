@@ -69,3 +69,12 @@ def test_named_files_are_existing_workspace_files_only(tmp_path: Path) -> None:
     (tmp_path / "calc.py").write_text("x")
     text = "Read calc.py and src/app.py, not missing.py nor ../etc/passwd or e.g. version 1.2."
     assert named_files(text, [tmp_path]) == ["calc.py", "src/app.py"]
+
+
+def test_an_offered_tool_named_without_an_arguments_key_is_a_call() -> None:
+    """Qwen2.5-Coder-0.5B, recorded: ```json {"name": "task_completion", "summary": "Completed"} ``` was shown."""
+    text = '```json\n{"name": "task_completion", "summary": "Completed"}\n```'
+    hold = CallHoldback({"task_completion", "read_file"})
+    assert hold.feed(text) + hold.close() == ""
+    plain = CallHoldback({"read_file"})
+    assert plain.feed('{"name": "Bob", "age": 3}') + plain.close() == '{"name": "Bob", "age": 3}'

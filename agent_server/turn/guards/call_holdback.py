@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
-from ...llm.text_tools import call_shaped
+from ...llm.text_tools import call_shaped, recover_tool_calls
 
 _TAGS = {
     "<tool_call>": "</tool_call>",
@@ -30,7 +31,10 @@ MAX_HELD = 8000  # a "call" longer than this is prose or code: release it
 
 
 class CallHoldback:
-    def __init__(self) -> None:
+    """`names`: the tools offered; an object naming one counts as a call even without an arguments key."""
+
+    def __init__(self, names: set[str] | None = None) -> None:
+        self._names = names or set()
         self._buf = ""
         self._pos = 0  # everything before this was shown or dropped
         self._in_code = False  # inside a fence that cannot be a call: shown as it comes
@@ -74,7 +78,7 @@ class CallHoldback:
             self._emit(out, stripped)
             self._hold_space(before[len(stripped) :])
             self._pos += start
-            verdict, length = _judge(self._buf[self._pos :], final)
+            verdict, length = _judge(self._buf[self._pos :], final, self._is_call)
             if verdict == "wait":
                 break
             block = self._buf[self._pos : self._pos + length]
@@ -90,6 +94,9 @@ class CallHoldback:
         if final:
             self._space = ""
         return "".join(out)
+
+    def _is_call(self, block: str) -> bool:
+        return bool(call_shaped(block)) or bool(self._names and recover_tool_calls(block, self._names)[0])
 
     def _hold_space(self, space: str) -> None:
         if not self._after_call:  # after a hidden call, the space before it already separates
@@ -122,7 +129,7 @@ def _partial_suffix(text: str, openers: tuple[str, ...]) -> int:
     return best
 
 
-def _judge(text: str, final: bool) -> tuple[str, int]:
+def _judge(text: str, final: bool, is_call: Callable[[str], bool]) -> tuple[str, int]:
     """("call" | "text" | "code" | "wait", length of the block at the start of `text`)."""
     if text.startswith("```"):
         line = _FENCE_LINE.match(text)
@@ -132,16 +139,16 @@ def _judge(text: str, final: bool) -> tuple[str, int]:
             return "code", line.end()  # ```python: shown as it streams, never a call
         end = text.find("```", line.end())
         if end < 0:
-            return _unfinished(text, final)
+            return _unfinished(text, final, is_call)
         block = text[: end + 3]
-        return ("call" if call_shaped(block) else "text"), len(block)
+        return ("call" if is_call(block) else "text"), len(block)
     for opener, closer in _TAGS.items():
         if text.startswith(opener):
             end = text.find(closer)
             if end < 0:
-                return _unfinished(text, final)
+                return _unfinished(text, final, is_call)
             block = text[: end + len(closer)]
-            return ("call" if call_shaped(block) or opener == "<tool_call>" else "text"), len(block)
+            return ("call" if is_call(block) or opener == "<tool_call>" else "text"), len(block)
     # `{` or `[{`: JSON that may be a call. Not JSON-looking at once (`{x`, `{}`) is text.
     head = text[2:] if text.startswith("[{") else text[1:]
     stripped = head.lstrip()
@@ -150,15 +157,15 @@ def _judge(text: str, final: bool) -> tuple[str, int]:
     try:
         _obj, end = _DECODER.raw_decode(text)
     except ValueError:
-        return _unfinished(text, final)
+        return _unfinished(text, final, is_call)
     block = text[:end]
-    return ("call" if call_shaped(block) else "text"), len(block)
+    return ("call" if is_call(block) else "text"), len(block)
 
 
-def _unfinished(text: str, final: bool) -> tuple[str, int]:
+def _unfinished(text: str, final: bool, is_call: Callable[[str], bool]) -> tuple[str, int]:
     if final or len(text) > MAX_HELD:
         # The stream ended inside the block: a call cut short is still a call (the loop recovers what it can).
-        return ("call" if call_shaped(text) or _looks_like_call(text) else "text"), len(text)
+        return ("call" if is_call(text) or _looks_like_call(text) else "text"), len(text)
     return "wait", 0
 
 
