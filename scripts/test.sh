@@ -9,8 +9,9 @@ step() { echo "== $*"; "$@" || status=1; }
 step ruff check .
 step ruff format --check .
 step mypy
-# The real_llm lane needs llama-server and SmolLM2 (built once, cached outside the clone); if this fails, the lane's
-# fixture tries again and fails the lane (it never skips in CI).
+# The real_llm lane needs the prebuilt llama.cpp (xllamacpp, into .venv) and SmolLM2 + Qwen2.5-Coder-0.5B (fetched
+# and verified once, cached outside the clone by hash; ~20 s cold); if this fails, the lane's fixture tries again and
+# fails the lane (it never skips in CI). No source build unless AGENT_SERVER_LLAMA_BUILD=1.
 step bash scripts/real_llm.sh
 echo "== pytest"
 pytest -q -p no:cacheprovider "$@"

@@ -29,6 +29,8 @@ class GenerationOptions:
     think: bool | str | None = None  # None = let the server decide
     keep_alive: str | int | None = None  # Ollama only
     progress: bool = False  # llama.cpp only: stream prompt-processing progress (PromptProgress events)
+    # "required": the reply must be a tool call (OpenAI-compatible servers; llama.cpp enforces it with a grammar).
+    tool_choice: str | None = None
 
 
 @dataclass

@@ -62,6 +62,8 @@ def build_payload(request: ChatRequest) -> dict[str, Any]:
             {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
             for t in request.tools
         ]
+        if o.tool_choice:
+            payload["tool_choice"] = o.tool_choice
     return payload
 
 

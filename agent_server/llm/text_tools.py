@@ -100,6 +100,9 @@ def _bare_objects(text: str) -> Iterator[tuple[int, int, Any]]:
         index = end
 
 
+_NOT_ARGUMENTS = {"name", "tool_name", "server_name", "function", "id", "type", "index"}
+
+
 def _call_from(obj: Any, names: set[str]) -> ToolCall | None:
     if not isinstance(obj, dict):
         return None
@@ -113,7 +116,9 @@ def _call_from(obj: Any, names: set[str]) -> ToolCall | None:
     name = next((c for c in candidates if isinstance(c, str) and c in names), None)
     if name is None:
         return None
-    args: Any = next((fn[k] for k in ("arguments", "parameters", "args", "input") if k in fn), {})
+    # No arguments key: small models put the arguments beside the name (`{"name": "x", "summary": "..."}`).
+    beside = {k: v for k, v in fn.items() if k not in _NOT_ARGUMENTS}
+    args: Any = next((fn[k] for k in ("arguments", "parameters", "args", "input") if k in fn), beside)
     call = ToolCall(id="call_" + uuid.uuid4().hex[:8], name=name)
     if isinstance(args, str):
         try:

@@ -47,7 +47,7 @@ async def run_turn(turn: Turn) -> StopReason:
         reply = ModelReply(message=Message(role="assistant"))
         try:
             files = cfg.edit_format == "files"  # an answer of fenced files is the edit, never held back as a call
-            hold = CallHoldback() if turn.recover_calls is not None and not files else None
+            hold = CallHoldback(offered_names(turn, request)) if turn.recover_calls is not None and not files else None
             await call_model(
                 turn.provider, request, turn.relay, reply, guard=cfg.repetition_guard, hold=hold, status=True
             )
@@ -127,7 +127,9 @@ async def prepare(turn: Turn) -> ChatRequest:
         think=llm.think,
         keep_alive=llm.keep_alive,
         progress=is_llamacpp(turn.context.model_info),
+        tool_choice="required" if turn.require_tool and specs else None,
     )
+    turn.require_tool = False
     return ChatRequest(model=turn.model, messages=messages, tools=specs, options=options)
 
 
@@ -142,13 +144,18 @@ async def overflow_retry(turn: Turn, error: ContextOverflowError | None = None) 
     return True
 
 
-def recover(turn: Turn, message: Message, request: ChatRequest) -> set[str]:
-    """Tool calls the model wrote as text instead of emitting them (only names we offered count). Returns the names
-    offered to the model (empty when nothing is recovered in this turn)."""
-    # Prompt tool mode sends no `tools`: the offered names are the registry's (the system prompt lists them).
+def offered_names(turn: Turn, request: ChatRequest) -> set[str]:
+    # Prompt tool mode and the files edit format send no `tools`: the offered names are the registry's (the system
+    # prompt lists them, or the answer's file blocks become write_file / edit_file calls).
     files = turn.settings.agent.edit_format == "files"
     offered = turn.context.prompt_tools or files
-    names = {spec.name for spec in request.tools} or (set(turn.tools.names()) if offered else set())
+    return {spec.name for spec in request.tools} or (set(turn.tools.names()) if offered else set())
+
+
+def recover(turn: Turn, message: Message, request: ChatRequest) -> set[str]:
+    """Tool calls the model wrote as text instead of emitting them (only names we offered count). Returns the names
+    offered to the model (empty when this turn does not recover calls: no recovery, or no tools offered)."""
+    names = offered_names(turn, request)
     if turn.recover_calls is None or not names:
         return set()
     if message.tool_calls:
@@ -168,6 +175,7 @@ async def nudge_unknown_call(turn: Turn, calls: list[ToolCall], offered: set[str
         await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=f"\n\n{note}")))
         return "max_turn_requests"
     nudge = unknown_tools.nudge_text(calls, offered)
+    turn.require_tool = True
     await turn.record(Message(role="user", content=nudge, meta={"nudge": True}))
     await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {nudge}]\n")))
     return None
@@ -235,11 +243,13 @@ def check_answer(turn: Turn, text: str, empty_answers: int) -> tuple[str | None,
     if cfg.edit_format == "files" and verdict in ("deflection", "incomplete") and _take(turn, "files", 1):
         return prompts.FILES_NUDGE, 0
     if verdict == "deflection" and _take(turn, "deflection", cfg.deflection_retries):
+        turn.require_tool = True
         return prompts.DEFLECTION_NUDGE.format(tools=", ".join(sorted(turn.tools.names())[:8])), 0
     if verdict == "ok" and "read_file" in turn.tools.names():
         request, looked = unlooked_files.request_and_tools(turn.session.history)
         files = [] if looked else unlooked_files.named_files(request, turn.session.roots)
         if files and _take(turn, "deflection", cfg.deflection_retries):
+            turn.require_tool = True
             return unlooked_files.unread_nudge(files), 0
     if verdict == "incomplete" and _take(turn, "continue", cfg.continuation_nudges):
         return prompts.CONTINUE_NUDGE, 0

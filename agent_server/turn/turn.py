@@ -78,3 +78,6 @@ class Turn:
     # Counters of the robustness paths, so each stays capped within the turn.
     nudges: dict[str, int] = field(default_factory=dict)
     repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again
+    # After a nudge to use a tool (a deflection, an unread file, a call of a non-tool), the next request requires a
+    # tool call: a small model that answered in prose twice usually does so a third time unless the server insists.
+    require_tool: bool = False

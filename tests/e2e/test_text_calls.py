@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
-from tests.e2e.conftest import new_session
+from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import prompt, sent_messages, tool_results, validate_updates
+from tests.fakes import recorded
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.lsp_client import LspClient
 
 CALC = "def add(a, b):\n    return a - b\n"
 
 
-def _chats(fake: FakeLLMServer) -> list[object]:
+def _chats(fake: FakeLLMServer) -> list[Any]:
     return [r for r in fake.requests if r.path.endswith(("/api/chat", "/chat/completions"))]
 
 
@@ -94,3 +96,59 @@ async def test_a_request_naming_no_workspace_file_is_answered_directly(
     sid = await new_session(server, workspace)
     assert await prompt(server, sid, "What is a Python list? Is it like array.py in numpy?") == "end_turn"
     assert len(_chats(fake_llm)) == 1
+
+
+async def test_after_a_nudge_to_look_an_openai_compatible_server_is_asked_for_a_tool_call(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "calc.py").write_text(CALC)
+    fake_llm.script(
+        Reply.text("Open calc.py in your editor to see add."),
+        Reply.tool_call("read_file", {"path": "calc.py"}),
+        Reply.text("add(a, b) returns a - b."),
+    )
+    client = await start_server(workspace, llm_options(fake_llm, "openai"))
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Read calc.py and tell me what the add function does.") == "end_turn"
+    first, second, third = (r.json for r in _chats(fake_llm))
+    assert "tool_choice" not in first
+    assert second["tool_choice"] == "required"  # llama.cpp then constrains the reply to a call of a real tool
+    assert "tool_choice" not in third
+
+
+# Streams recorded from Qwen2.5-Coder-0.5B through llama.cpp (tests/fakes/record_qwen.py), replayed byte for byte.
+
+
+async def test_recorded_qwen_fenced_call_becomes_a_tool_card(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    """The model's real answer to "Read calc.py and tell me what the add function does.": a ```json fenced call
+    (finish_reason stop, no native tool_calls), with the recorder's absolute path."""
+    (workspace / "calc.py").write_text(CALC)
+    fake_llm.script(recorded.stream_reply("qwen_read_calc.sse"), Reply.text("add subtracts."))
+    client = await start_server(workspace, llm_options(fake_llm, "openai"))
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Read calc.py and tell me what the add function does.") == "end_turn"
+    assert client.text(sid) == "add subtracts."  # no JSON, no fence: the call is a card
+    assert len(_calls(client, sid)) == 1
+    second = sent_messages(fake_llm, 1)
+    assert second[-2]["tool_calls"][0]["function"]["name"] == "read_file"
+
+
+async def test_recorded_qwen_call_of_a_file_name_is_nudged(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    """The model's real answer to "Fix the bug in calc.py…": `{"name": "calc.py", "arguments": {...}}`."""
+    (workspace / "calc.py").write_text(CALC)
+    fake_llm.script(
+        recorded.stream_reply("qwen_fix_calc.sse"),
+        Reply.tool_call("read_file", {"path": "calc.py"}),
+        Reply.text("It subtracts; it should add."),
+    )
+    client = await start_server(workspace, llm_options(fake_llm, "openai"))
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Fix the bug in calc.py: add(2, 3) should return 5.") == "end_turn"
+    nudge = sent_messages(fake_llm, 1)[-1]
+    assert "`calc.py` is not a tool" in nudge["content"]
+    assert _chats(fake_llm)[1].json["tool_choice"] == "required"
+    assert client.text(sid) == "It subtracts; it should add."

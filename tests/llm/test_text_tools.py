@@ -73,3 +73,13 @@ def test_prompt_section_lists_tools_and_the_calling_form() -> None:
     example = '<tool_call>\n{"name": "read_file", "arguments": {"path": "a"}}\n</tool_call>'
     assert recover_tool_calls(example, {"read_file"})[0][0].arguments == {"path": "a"}
     assert render_tool_prompt([]) == ""
+
+
+def test_arguments_written_beside_the_name_are_the_arguments() -> None:
+    from agent_server.llm.text_tools import recover_tool_calls
+
+    calls, visible = recover_tool_calls(
+        '```json\n{"name": "task_completion", "summary": "Done"}\n```', {"task_completion"}
+    )
+    assert [(c.name, c.arguments) for c in calls] == [("task_completion", {"summary": "Done"})]
+    assert visible == ""

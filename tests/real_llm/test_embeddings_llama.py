@@ -24,7 +24,9 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def llama_embed(llama_binaries: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+def llama_embed(
+    llama_binaries: tuple[Path | None, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LlamaServer]:
     """A second server for embeddings only (one batch holds a whole chunk: pooling needs the sequence in one pass)."""
     log = tmp_path_factory.mktemp("llama-embed") / "llama-server.log"
     server = start_llama(llama_binaries, log, 2048, "--embeddings", "--pooling", "mean", "-b", "2048", "-ub", "2048")

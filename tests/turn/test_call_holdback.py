@@ -23,7 +23,9 @@ def shown(text: str, cuts: list[int]) -> tuple[str, list[str]]:
 
 CASES = [
     ('Reading it.\n{"name": "read_file", "arguments": {"path": "a.py"}}', "Reading it.\n"),
-    ('```json\n{"name": "add", "arguments": {"a": 2}}\n```\nDone.', "\nDone."),
+    ('```json\n{"name": "add", "arguments": {"a": 2}}\n```\nDone.', "Done."),
+    ('Use <tool_call>{"name": "x", "arguments": {}}</tool_call> then more.', "Use then more."),
+    ('{"name": "a", "arguments": {}}\n\n{"name": "a", "arguments": {}}\n\n', ""),
     ('<tool_call>\n{"name": "list_directory", "arguments": {}}\n</tool_call>', ""),
     ("<function=read_file><parameter=path>a.py</parameter></function>", ""),
     ('[{"name": "a", "arguments": {}}, {"name": "b", "parameters": {}}]', ""),
@@ -56,9 +58,9 @@ def test_prose_and_code_come_out_unchanged_however_the_stream_is_cut(cuts: list[
 
 def test_text_before_a_possible_call_is_shown_at_once() -> None:
     hold = CallHoldback()
-    assert hold.feed("Let me check. ") == "Let me check. "
+    assert hold.feed("Let me check. ") == "Let me check."  # the space waits: a call may follow
     assert hold.feed('{"na') == ""  # may be a call: held
-    assert hold.feed('me": "read_file", "arguments": {}} ok') == " ok"
+    assert hold.feed('me": "read_file", "arguments": {}} ok') == " ok"  # one separator, not two
 
 
 def test_named_files_are_existing_workspace_files_only(tmp_path: Path) -> None:
@@ -67,3 +69,12 @@ def test_named_files_are_existing_workspace_files_only(tmp_path: Path) -> None:
     (tmp_path / "calc.py").write_text("x")
     text = "Read calc.py and src/app.py, not missing.py nor ../etc/passwd or e.g. version 1.2."
     assert named_files(text, [tmp_path]) == ["calc.py", "src/app.py"]
+
+
+def test_an_offered_tool_named_without_an_arguments_key_is_a_call() -> None:
+    """Qwen2.5-Coder-0.5B, recorded: ```json {"name": "task_completion", "summary": "Completed"} ``` was shown."""
+    text = '```json\n{"name": "task_completion", "summary": "Completed"}\n```'
+    hold = CallHoldback({"task_completion", "read_file"})
+    assert hold.feed(text) + hold.close() == ""
+    plain = CallHoldback({"read_file"})
+    assert plain.feed('{"name": "Bob", "age": 3}') + plain.close() == '{"name": "Bob", "age": 3}'

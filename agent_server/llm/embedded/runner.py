@@ -43,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--slot-save-path", default="")
     p.add_argument("--parallel", type=int, default=1)
     p.add_argument("--metrics", action="store_true", help="serve /metrics (token counters, for benchmarks)")
+    p.add_argument("--embeddings", action="store_true", help="serve /v1/embeddings (an embedding server)")
+    p.add_argument("--pooling", choices=["mean", "cls", "last", "none"], default=None)
+    p.add_argument("--batch", type=int, default=None)
+    p.add_argument("--ubatch", type=int, default=None)
     args = p.parse_args(argv)
     _die_with_parent()
     try:
@@ -67,6 +71,14 @@ def main(argv: list[str] | None = None) -> int:
     params.hostnames = ["127.0.0.1"]
     if args.slot_save_path:
         params.slot_save_path = args.slot_save_path
+    if args.embeddings:
+        params.embedding = True
+    if args.pooling:
+        params.pooling_type = getattr(xllamacpp.llama_pooling_type, f"LLAMA_POOLING_TYPE_{args.pooling.upper()}")
+    if args.batch:
+        params.n_batch = args.batch
+    if args.ubatch:
+        params.n_ubatch = args.ubatch
     server = xllamacpp.Server(params)  # serves from its own threads
     print(f"agent-server embedded llama.cpp ready on 127.0.0.1:{args.port}", file=sys.stderr, flush=True)
     signal.sigwait({signal.SIGTERM, signal.SIGINT})

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
-from ...llm.text_tools import call_shaped
+from ...llm.text_tools import call_shaped, recover_tool_calls
 
 _TAGS = {
     "<tool_call>": "</tool_call>",
@@ -30,10 +31,15 @@ MAX_HELD = 8000  # a "call" longer than this is prose or code: release it
 
 
 class CallHoldback:
-    def __init__(self) -> None:
+    """`names`: the tools offered; an object naming one counts as a call even without an arguments key."""
+
+    def __init__(self, names: set[str] | None = None) -> None:
+        self._names = names or set()
         self._buf = ""
         self._pos = 0  # everything before this was shown or dropped
         self._in_code = False  # inside a fence that cannot be a call: shown as it comes
+        self._space = ""  # whitespace just before a possible call: shown only if more text follows
+        self._after_call = False  # whitespace right after a hidden call is dropped
         self.hidden: list[str] = []  # the blocks that were calls and never shown
 
     def feed(self, text: str) -> str:
@@ -51,34 +57,60 @@ class CallHoldback:
                 end = rest.find("```")
                 if end < 0:
                     keep = 0 if final else _partial_suffix(rest, ("```",))
-                    out.append(rest[: len(rest) - keep])
+                    self._emit(out, rest[: len(rest) - keep])
                     self._pos += len(rest) - keep
                     break
-                out.append(rest[: end + 3])
+                self._emit(out, rest[: end + 3])
                 self._pos += end + 3
                 self._in_code = False
                 continue
             start = _first_opener(rest)
             if start is None:
                 keep = 0 if final else _partial_suffix(rest, _OPENERS)
-                out.append(rest[: len(rest) - keep])
+                text = rest[: len(rest) - keep]
+                stripped = text if final else text.rstrip()  # trailing space may come before a call
+                self._emit(out, stripped)
+                self._hold_space(text[len(stripped) :])
                 self._pos += len(rest) - keep
                 break
-            out.append(rest[:start])
+            before = rest[:start]
+            stripped = before.rstrip()
+            self._emit(out, stripped)
+            self._hold_space(before[len(stripped) :])
             self._pos += start
-            verdict, length = _judge(self._buf[self._pos :], final)
+            verdict, length = _judge(self._buf[self._pos :], final, self._is_call)
             if verdict == "wait":
                 break
             block = self._buf[self._pos : self._pos + length]
             self._pos += length
             if verdict == "call":
                 self.hidden.append(block)
-            elif verdict == "code":
-                out.append(block)
-                self._in_code = True
+                self._after_call = True  # the space before it separates what comes next, if anything does
             else:
-                out.append(block)
+                self._emit(out, block)
+                self._in_code = verdict == "code"
+        if final and self._space:
+            out.append(self._space)  # it separates this answer from the next round's
+        if final:
+            self._space = ""
         return "".join(out)
+
+    def _is_call(self, block: str) -> bool:
+        return bool(call_shaped(block)) or bool(self._names and recover_tool_calls(block, self._names)[0])
+
+    def _hold_space(self, space: str) -> None:
+        if not self._after_call:  # after a hidden call, the space before it already separates
+            self._space += space
+
+    def _emit(self, out: list[str], text: str) -> None:
+        if self._after_call:
+            text = text.lstrip()
+            if not text:
+                return
+            self._after_call = False
+        if text:
+            out.append(self._space + text)
+            self._space = ""
 
 
 def _first_opener(text: str) -> int | None:
@@ -97,7 +129,7 @@ def _partial_suffix(text: str, openers: tuple[str, ...]) -> int:
     return best
 
 
-def _judge(text: str, final: bool) -> tuple[str, int]:
+def _judge(text: str, final: bool, is_call: Callable[[str], bool]) -> tuple[str, int]:
     """("call" | "text" | "code" | "wait", length of the block at the start of `text`)."""
     if text.startswith("```"):
         line = _FENCE_LINE.match(text)
@@ -107,16 +139,16 @@ def _judge(text: str, final: bool) -> tuple[str, int]:
             return "code", line.end()  # ```python: shown as it streams, never a call
         end = text.find("```", line.end())
         if end < 0:
-            return _unfinished(text, final)
+            return _unfinished(text, final, is_call)
         block = text[: end + 3]
-        return ("call" if call_shaped(block) else "text"), len(block)
+        return ("call" if is_call(block) else "text"), len(block)
     for opener, closer in _TAGS.items():
         if text.startswith(opener):
             end = text.find(closer)
             if end < 0:
-                return _unfinished(text, final)
+                return _unfinished(text, final, is_call)
             block = text[: end + len(closer)]
-            return ("call" if call_shaped(block) or opener == "<tool_call>" else "text"), len(block)
+            return ("call" if is_call(block) or opener == "<tool_call>" else "text"), len(block)
     # `{` or `[{`: JSON that may be a call. Not JSON-looking at once (`{x`, `{}`) is text.
     head = text[2:] if text.startswith("[{") else text[1:]
     stripped = head.lstrip()
@@ -125,15 +157,15 @@ def _judge(text: str, final: bool) -> tuple[str, int]:
     try:
         _obj, end = _DECODER.raw_decode(text)
     except ValueError:
-        return _unfinished(text, final)
+        return _unfinished(text, final, is_call)
     block = text[:end]
-    return ("call" if call_shaped(block) else "text"), len(block)
+    return ("call" if is_call(block) else "text"), len(block)
 
 
-def _unfinished(text: str, final: bool) -> tuple[str, int]:
+def _unfinished(text: str, final: bool, is_call: Callable[[str], bool]) -> tuple[str, int]:
     if final or len(text) > MAX_HELD:
         # The stream ended inside the block: a call cut short is still a call (the loop recovers what it can).
-        return ("call" if call_shaped(text) or _looks_like_call(text) else "text"), len(text)
+        return ("call" if is_call(text) or _looks_like_call(text) else "text"), len(text)
     return "wait", 0
 
 

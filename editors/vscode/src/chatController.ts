@@ -39,6 +39,26 @@ export interface ChatHost {
   checkpoint?(action: "review" | "restore", prompt: string): void;
   /** The editor-side actions (absent in unit tests that do not need them). */
   editor?: EditorBridge;
+  /** No LLM server answered: offer the built-in model (llm.provider = "embedded") in one action. */
+  offerBuiltInModel?(offer: BuiltInModelOffer): void;
+}
+
+/** `data.embedded` of the server's "no LLM server" error (-32010): what using the built-in model costs. */
+export interface BuiltInModelOffer {
+  available: boolean;
+  model: string;
+  downloaded: boolean;
+  downloadBytes: number;
+  install: string;
+}
+
+const LLM_UNAVAILABLE = -32010;
+
+/** The built-in model offer carried by a "no LLM server answered" error, if any. */
+export function builtInModelOffer(err: unknown): BuiltInModelOffer | undefined {
+  const e = err as { code?: unknown; data?: { embedded?: BuiltInModelOffer } } | undefined;
+  const offer = e?.code === LLM_UNAVAILABLE ? e.data?.embedded : undefined;
+  return offer && typeof offer.model === "string" ? offer : undefined;
 }
 
 /** Editor actions the chat triggers: diffs, files, attachments, code insertion, the remembered session. */
@@ -266,6 +286,8 @@ export class ChatController {
       stopReason = result.stopReason;
     } catch (err) {
       this.show({ type: "error", message: errorMessage(err) });
+      const offer = builtInModelOffer(err);
+      if (offer) this.host.offerBuiltInModel?.(offer);
     } finally {
       this.busy = false;
       this.host.editor?.setBusy(false);

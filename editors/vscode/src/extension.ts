@@ -3,7 +3,7 @@
 import * as os from "node:os";
 import * as vscode from "vscode";
 import { newAgentProfile } from "./agentProfiles";
-import { ChatController } from "./chatController";
+import { type BuiltInModelOffer, ChatController } from "./chatController";
 import { CHECKPOINT_SCHEME, CheckpointCommands } from "./checkpointCommands";
 import { ChatViews } from "./chatView";
 import { runIndex } from "./indexing";
@@ -30,7 +30,32 @@ export function activate(context: vscode.ExtensionContext): void {
     indexWorkspace: () => void indexWorkspace(),
     pickMode: () => void pickMode(),
     checkpoint: (action, prompt) => void (action === "review" ? checkpoints.review(prompt) : checkpoints.restore(prompt)),
+    offerBuiltInModel: (offer) => void offerBuiltInModel(offer),
   });
+  let switchingToBuiltIn = false;
+
+  /** One action: set agentServer.llm.provider = "embedded" (user settings) and restart the server with it. */
+  async function offerBuiltInModel(offer: BuiltInModelOffer): Promise<void> {
+    if (!offer.available) {
+      void vscode.window.showInformationMessage(
+        `No local LLM server answered. Start one, or install the built-in local model: ${offer.install}`,
+      );
+      return;
+    }
+    const use = "Use the built-in model";
+    const cost = offer.downloaded ? "" : ` (${Math.round(offer.downloadBytes / 1e6)} MB, downloaded once)`;
+    const choice = await vscode.window.showInformationMessage(
+      `No local LLM server answered. Use the built-in local model ${offer.model}${cost}?`,
+      use,
+    );
+    if (choice !== use) return;
+    switchingToBuiltIn = true;
+    await vscode.workspace
+      .getConfiguration("agentServer")
+      .update("llm.provider", "embedded", vscode.ConfigurationTarget.Global);
+    await server?.restart();
+    void vscode.window.showInformationMessage("The built-in model is set: send your message again.");
+  }
   views.bind(controller);
   controller.restoreOnAttach(bridge.rememberedSession);
   const completion = new CompletionToggle(() => server?.rpc);
@@ -141,6 +166,10 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand("agentServer.restoreCheckpoint", () => checkpoints.restore()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("agentServer")) return;
+      if (switchingToBuiltIn) {
+        switchingToBuiltIn = false; // the offer restarts the server itself
+        return;
+      }
       void vscode.window
         .showInformationMessage("Agent Server settings changed.", "Restart Server")
         .then((choice) => choice && server?.restart());

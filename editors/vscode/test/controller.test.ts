@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ChatController, type ChatHost, type EditorBridge, type Rpc } from "../src/chatController";
+import { type BuiltInModelOffer, ChatController, type ChatHost, type EditorBridge, type Rpc } from "../src/chatController";
 import type { ToWebview } from "../src/messages";
 import type { PermissionOutcome } from "../src/protocol";
 
@@ -121,6 +121,23 @@ test("a failing prompt shows the server's error and ends the turn", async () => 
   const error = host.shown.find((m) => m.type === "error");
   assert.ok(error && error.type === "error" && error.message.includes("127.0.0.1:9"));
   assert.deepEqual(host.shown.at(-1), { type: "turnEnd", stopReason: "error" });
+});
+
+test("no LLM server: the error's built-in model offer reaches the editor once, other errors offer nothing", async () => {
+  const { host, controller, rpc } = await setup();
+  const offers: BuiltInModelOffer[] = [];
+  host.offerBuiltInModel = (offer) => offers.push(offer);
+  const embedded = { available: true, model: "qwen2.5-coder-0.5b-instruct", downloaded: false, downloadBytes: 491400064, install: "pip install 'agent-server[local]'" };
+  rpc.on("agent/session/prompt", () => {
+    throw Object.assign(new Error("no local LLM server answered"), { code: -32010, data: { url: "x", embedded } });
+  });
+  await controller.handle({ type: "send", text: "hi" }, () => {});
+  assert.deepEqual(offers, [embedded]);
+  rpc.on("agent/session/prompt", () => {
+    throw Object.assign(new Error("model not found"), { code: -32010, data: { url: "x" } });
+  });
+  await controller.handle({ type: "send", text: "hi" }, () => {});
+  assert.equal(offers.length, 1);
 });
 
 test("without a server the chat says how to find out why", async () => {

@@ -489,6 +489,26 @@ function M.close(chat)
   end
 end
 
+--- No LLM server answered: offer the built-in model (llm.provider = "embedded") in one action. The choice is
+--- this client's `agentServer` settings, which the server pulls on workspace/didChangeConfiguration.
+function M.offer_built_in_model(cl, chat, offer)
+  if not offer.available then
+    M.note(chat, 'no LLM server answered; for the built-in local model: ' .. tostring(offer.install))
+    return
+  end
+  local size = offer.downloaded and ''
+    or string.format(' (%d MB, downloaded once)', math.floor((tonumber(offer.downloadBytes) or 0) / 1e6))
+  local use = 'Use the built-in model ' .. tostring(offer.model) .. size
+  vim.ui.select({ use, 'Not now' }, { prompt = 'No local LLM server answered.' }, function(choice)
+    if choice ~= use then
+      return
+    end
+    cl.settings = vim.tbl_deep_extend('force', cl.settings or {}, { agentServer = { llm = { provider = 'embedded' } } })
+    client.notify(cl, 'workspace/didChangeConfiguration', { settings = vim.NIL })
+    M.note(chat, 'using the built-in model: send your message again')
+  end)
+end
+
 --- Append an italic note line (stop reasons, approvals, errors) to the chat of a session.
 function M.note(session_id, text)
   local chat = type(session_id) == 'table' and session_id or M.by_session[session_id]
@@ -565,6 +585,10 @@ function M.send(chat, blocks)
         if err then
           reason = 'error'
           M.note(chat, 'error: ' .. tostring(err.message))
+          local offer = type(err.data) == 'table' and err.data.embedded or nil
+          if type(offer) == 'table' then
+            M.offer_built_in_model(cl, chat, offer)
+          end
         else
           reason = result and result.stopReason or 'end_turn'
           if reason ~= 'end_turn' then
