@@ -22,14 +22,18 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-QWEN_GGUF = Path.home() / ".cache/agent-server-prefetch/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
 ALIAS = "qwen2.5-coder-0.5b"
 
 
 def qwen_model() -> Path | None:
-    """The prefetched Qwen2.5-Coder-0.5B GGUF, or AGENT_TEST_GGUF; None when neither exists."""
-    path = Path(os.environ.get("AGENT_TEST_GGUF") or QWEN_GGUF)
-    return path if path.is_file() else None
+    """AGENT_TEST_GGUF, else the Qwen2.5-Coder-0.5B GGUF that scripts/real_llm.sh fetched (verified, cached outside
+    the clone); None when neither is there."""
+    if env := os.environ.get("AGENT_TEST_GGUF"):
+        return Path(env) if Path(env).is_file() else None
+    done = subprocess.run(["bash", "scripts/real_llm.sh", "--check"], cwd=ROOT, capture_output=True, text=True)
+    values = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    path = Path(values.get("QWEN_MODEL", ""))
+    return path if done.returncode == 0 and path.is_file() else None
 
 
 def xllamacpp_available() -> bool:
