@@ -20,6 +20,9 @@ from tests.real_llm.llama import LlamaServer
 from tests.real_llm.test_real_llm import STOP_REASONS, assert_consistent, prompt, stored_history
 
 CALC = "def add(a, b):\n    return a - b\n"
+# These tests are about native tool calls through llama.cpp's template; the files edit format that `auto` picks for
+# this model (docs/scorecard.md) offers no tools, so they ask for tool calls explicitly.
+TOOLS = {"editFormat": "tools"}
 TEST_CALC = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 
 
@@ -47,7 +50,7 @@ async def test_read_edit_with_approval_and_run_the_tests(
     workspace.mkdir()
     (workspace / "calc.py").write_text(CALC)
     (workspace / "test_calc.py").write_text(TEST_CALC)
-    options = {**qwen.options(maxTokens=256), "agent": {"maxRounds": 10}}
+    options = {**qwen.options(maxTokens=256), "agent": {"maxRounds": 10, **TOOLS}}
     client = await start_server(workspace, options)
     asked = answer_permissions(client, "allow_once")
     sid = await new_session(client, workspace)
@@ -86,7 +89,7 @@ async def test_a_multi_round_turn_feeds_real_tool_results_back(
     workspace = tmp_path / "proj"
     workspace.mkdir()
     (workspace / "calc.py").write_text(CALC)
-    client = await start_server(workspace, {**qwen.options(maxTokens=200), "agent": {"maxRounds": 4}})
+    client = await start_server(workspace, {**qwen.options(maxTokens=200), "agent": {"maxRounds": 4, **TOOLS}})
     answer_permissions(client, "reject_once")
     sid = await new_session(client, workspace)
     reason = await prompt(client, sid, 'Call read_file {"path": "calc.py"}, then say what add does.')
@@ -109,7 +112,7 @@ async def test_a_call_of_a_non_tool_never_ends_the_turn_as_its_answer(
     workspace = tmp_path / "proj"
     workspace.mkdir()
     (workspace / "calc.py").write_text(CALC)
-    client = await start_server(workspace, {**qwen.options(maxTokens=200), "agent": {"maxRounds": 6}})
+    client = await start_server(workspace, {**qwen.options(maxTokens=200), "agent": {"maxRounds": 6, **TOOLS}})
     answer_permissions(client, "reject_once")
     sid = await new_session(client, workspace)
     assert await prompt(client, sid, "Read calc.py and tell me what the add function does.") in STOP_REASONS
@@ -121,7 +124,7 @@ async def test_a_call_of_a_non_tool_never_ends_the_turn_as_its_answer(
 async def test_cancel_frees_the_slot(start_server: Start, tmp_path: Path, qwen: LlamaServer) -> None:
     workspace = tmp_path / "proj"
     workspace.mkdir()
-    client = await start_server(workspace, qwen.options(maxTokens=1500))
+    client = await start_server(workspace, {**qwen.options(maxTokens=1500), "agent": TOOLS})
     sid = await new_session(client, workspace)
     _, fut = client.request_nowait(
         "agent/session/prompt", prompt_params(sid, "Write a long essay on the history of the C language. No tools.")
@@ -142,7 +145,7 @@ async def test_a_2k_window_compacts_with_the_real_tokenizer(
 ) -> None:
     workspace = tmp_path / "proj"
     workspace.mkdir()
-    client = await start_server(workspace, qwen_2k.options(maxTokens=24))
+    client = await start_server(workspace, {**qwen_2k.options(maxTokens=24), "agent": TOOLS})
     sid = await new_session(client, workspace)
     assert qwen_2k.get("/props")["default_generation_settings"]["n_ctx"] == 2048
     for i, name in enumerate(["alpha", "bravo", "charlie", "delta"]):
