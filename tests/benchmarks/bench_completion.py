@@ -54,7 +54,6 @@ from tests.real_llm.xllama import qwen_model  # noqa: E402
 MODEL_ENV = os.environ.get("AGENT_COMPLETION_GGUF")
 MODEL = Path()  # set in main()
 REPO_GIT = Path(os.environ["AGENT_BENCH_COMPLETION_REPO"]) if os.environ.get("AGENT_BENCH_COMPLETION_REPO") else None
-SOURCE = re.compile(r"^src/click/.*\.py$")
 _SERVE = """
 import sys, time
 import xllamacpp as x
@@ -93,8 +92,10 @@ def _good_line(text: str) -> bool:
     )
 
 
-def collect(git_dir: Path, n: int, seed: int) -> list[Span]:
-    log = git(git_dir, "log", "--no-merges", "--since=2019-01-01", "--format=%H %P", "--", "src/click")
+def collect(git_dir: Path, n: int, seed: int, source: str = "src/click") -> list[Span]:
+    """`n` spans from commits touching `source` (a folder of the repository): its .py files only."""
+    pattern = re.compile(rf"^{re.escape(source)}/.*\.py$")
+    log = git(git_dir, "log", "--no-merges", "--since=2019-01-01", "--format=%H %P", "--", source)
     commits = [ln.split() for ln in log.splitlines() if len(ln.split()) == 2]
     rng = random.Random(seed)
     rng.shuffle(commits)
@@ -117,7 +118,7 @@ def collect(git_dir: Path, n: int, seed: int) -> list[Span]:
             elif row.startswith("+") and path:
                 added.setdefault(path, []).append((cursor, row[1:]))
                 cursor += 1
-        sources = [p for p in added if SOURCE.match(p)]
+        sources = [p for p in added if pattern.match(p)]
         if not sources:
             continue
         path = rng.choice(sources)
@@ -139,9 +140,10 @@ def collect(git_dir: Path, n: int, seed: int) -> list[Span]:
     return spans
 
 
-def extract(git_dir: Path, commit: str, dest: Path) -> None:
-    """`src/` of `commit` into `dest` (the workspace the index is built from)."""
-    tar = subprocess.run(["git", f"--git-dir={git_dir}", "archive", commit, "src"], capture_output=True, check=True)
+def extract(git_dir: Path, commit: str, dest: Path, source: str = "src/click") -> None:
+    """The top folder of `source` at `commit` into `dest` (the workspace the index is built from)."""
+    top = source.split("/")[0]
+    tar = subprocess.run(["git", f"--git-dir={git_dir}", "archive", commit, top], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(dest)], input=tar.stdout, check=True)
 
 
@@ -205,8 +207,11 @@ def config(context_tokens: int, cache: int = 0) -> CompletionConfig:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
-    spans = collect(args.repo_git, max(args.spans, args.latency_spans), args.seed)
-    print(f"{len(spans)} spans from {len({s.commit for s in spans})} commits of pallets/click", file=sys.stderr)
+    spans = collect(args.repo_git, max(args.spans, args.latency_spans), args.seed, args.source)
+    print(
+        f"{len(spans)} spans from {len({s.commit for s in spans})} commits touching {args.source} of {args.repo_git}",
+        file=sys.stderr,
+    )
     url = args.url
     client = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=5))
 
@@ -233,7 +238,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             if index is None:
                 tree = Path(tmp) / span.parent[:12]
                 tree.mkdir()
-                await asyncio.to_thread(extract, args.repo_git, span.parent, tree)
+                await asyncio.to_thread(extract, args.repo_git, span.parent, tree, args.source)
                 index = indexes[span.parent] = WorkspaceIndex(tree, db_path=Path(tmp) / f"{span.parent[:12]}.db")
                 await index.build()
             rich.definitions = IndexDefinitions(index.db)
@@ -344,6 +349,7 @@ def summarize(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repo-git", type=Path, default=REPO_GIT)
+    ap.add_argument("--source", default="src/click", help="the repository's source folder the spans come from")
     ap.add_argument("--spans", type=int, default=40)
     ap.add_argument("--latency-spans", type=int, default=10)
     ap.add_argument("--context-tokens", type=int, default=384)
@@ -361,7 +367,7 @@ def main() -> None:
         raise SystemExit("no model: set AGENT_COMPLETION_GGUF or run scripts/real_llm.sh")
     MODEL = found
     if args.repo_git is None and args.quick:
-        args.repo_git = ROOT / ".git"
+        args.repo_git, args.source = ROOT / ".git", "agent_server"
     if args.repo_git is None or not (args.repo_git / "HEAD").exists():
         raise SystemExit(f"no git dir at {args.repo_git}: --repo-git or AGENT_BENCH_COMPLETION_REPO (pallets/click)")
     server = None if args.url else start_server(args.port, 4096)
@@ -380,7 +386,7 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
     lat = result["latency_ms"]
-    print(f"spans: {result['spans']} (pallets/click commits, first line of the suggestion)")
+    print(f"spans: {result['spans']} ({args.source} commits, first line of the suggestion)")
     for name in ("plain", "context"):
         r = result[name]
         label = "prefix/suffix only" if name == "plain" else f"+ repository context ({args.context_tokens} tok)"
