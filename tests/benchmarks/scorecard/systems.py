@@ -130,6 +130,8 @@ FEATURES: dict[str, dict[str, Any]] = {
 # Features that are off by default, switched on (`--on`): the verify loop runs the task's tests when the model is done.
 EXTRAS: dict[str, dict[str, Any]] = {
     "verify": {"agent": {"verify_command": "python -m pytest -q -x -p no:cacheprovider", "verify_max": 1}},
+    # no editor here: the errors an edit introduced come from the linter (issue 28's fallback for headless faces)
+    "lint": {"tools": {"lint": {"python": "python -m ruff check --no-cache --output-format concise {file}"}}},
 }
 
 
