@@ -101,7 +101,9 @@ def settings(server: xllama.XLlama, db: Path, slots: Path | None, max_tokens: in
             "store": {"path": str(db)},
             "index": {"enabled": False},
             "checkpoints": {"enabled": False},
-            "agent": {"max_rounds": 2},
+            # The lean prompt with its tool definitions is what is measured; `auto` would give this model the files
+            # edit format, whose fixed prompt has no tools at all (smaller still).
+            "agent": {"max_rounds": 2, "edit_format": "tools"},
         }
     )
 
