@@ -22,10 +22,10 @@ fi
 if [ $# -gt 0 ]; then
   exec agent-server chat --provider embedded --workspace "${WORKSPACE:-.}" "$@"
 fi
-# One real turn: the agent reads a file of this repository and answers (read-only: writes would be declined).
-# The call is spelt out and decoding is greedy: a 0.5B model then does it reliably (measured; see README).
+# One real turn: the agent reads a file of this repository and answers (read-only: writes would be declined). With
+# this model the agent shows it the file it asks about (the files edit format, docs/scorecard.md), greedy decoding.
 AGENT_SERVER_LLM__TEMPERATURE=0 agent-server chat --provider embedded --workspace . --approve none \
-  'Make this tool call: read_file {"path": "scripts/setup.sh"}. Then say in two sentences what the script does.'
+  'What does scripts/setup.sh do? Answer in two sentences.'
 echo
 echo "That was the agent with the built-in model. Chat on with:  .venv/bin/agent-server chat --provider embedded"
 echo "(or set llm.provider = \"embedded\" in ~/.config/agent-server/config.toml; see docs/providers.md)."

@@ -79,7 +79,25 @@ def pick(text: str, root: Path) -> list[Shown]:
     return [Shown(path, editable=not is_test(path)) for path in chosen]
 
 
-def render(shown: list[Shown], root: Path, budget_tokens: int) -> tuple[str, list[Shown]]:
+EDIT_WORDS = re.compile(
+    r"\b(fix|implement|write|change|add|make|create|update|refactor|rename|remove|delete|solve|complete|edit|"
+    r"replace|convert|rewrite|correct|improve)\w*",
+    re.I,
+)
+
+
+QUESTION = re.compile(r"^\W*(what|why|how|where|which|who|when|explain|describe|summari[sz]e|tell|show)\b", re.I)
+
+
+def wants_edit(text: str) -> bool:
+    """A request that asks for a change: the answer must be the changed file. A question gets an answer instead:
+    told to reply with a file, a small model copies the file back instead of answering."""
+    if EDIT_WORDS.search(text):
+        return True
+    return not ("?" in text or QUESTION.search(text))
+
+
+def render(shown: list[Shown], root: Path, budget_tokens: int, edit: bool = True) -> tuple[str, list[Shown]]:
     """The files as fenced blocks after their paths, editable ones first, within the budget; what was shown."""
     parts: list[str] = []
     kept: list[Shown] = []
@@ -99,7 +117,8 @@ def render(shown: list[Shown], root: Path, budget_tokens: int) -> tuple[str, lis
         used += cost
     if not parts:
         return "", []
-    return "The files:\n\n" + "\n\n".join(parts) + "\n\n" + _ask(kept), kept
+    ask = _ask(kept) if edit else "Answer the request below from these files, in words; change no file."
+    return "The files:\n\n" + "\n\n".join(parts) + "\n\n" + ask, kept
 
 
 def _ask(kept: list[Shown]) -> str:

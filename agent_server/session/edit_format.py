@@ -45,5 +45,9 @@ async def with_edit_format(
     chosen = shown_files.pick(text, session.cwd)
     if not any(s.editable for s in chosen):  # a follow-up ("the tests failed: ...") still works on the same files
         chosen += [s for s in session.shown_files if s.path not in {c.path for c in chosen}]
-    block, session.shown_files = shown_files.render(chosen, session.cwd, budget)
-    return shaped, f"{content}\n\n{block}" if block else content
+    edit = session.files_edit = shown_files.wants_edit(text)
+    block, session.shown_files = shown_files.render(chosen, session.cwd, budget, edit)
+    if not block:
+        return shaped, content
+    # A change request reads best before the files; a question after them (a small model answers what it read last).
+    return shaped, f"{content}\n\n{block}" if edit else f"{block}\n\n{content}"

@@ -58,6 +58,8 @@ class TurnHost(Protocol):
 def _recovery(settings: Settings, session: Session) -> Callable[[str, set[str]], tuple[list[ToolCall], str]] | None:
     """How calls written as text are read: edit blocks in `files` format, tool calls otherwise (if on)."""
     if settings.agent.edit_format == "files":
+        if not session.files_edit:
+            return None  # a question: a file the answer quotes is not a change
         return lambda text, names: ([c for c in edit_calls(text, session.shown_files) if c.name in names], text)
     return recover_tool_calls if settings.agent.recover_text_tool_calls else None
 

@@ -245,7 +245,8 @@ def check_answer(turn: Turn, text: str, empty_answers: int) -> tuple[str | None,
     if verdict == "deflection" and _take(turn, "deflection", cfg.deflection_retries):
         turn.require_tool = True
         return prompts.DEFLECTION_NUDGE.format(tools=", ".join(sorted(turn.tools.names())[:8])), 0
-    if verdict == "ok" and "read_file" in turn.tools.names():
+    # (in the files format the named files were shown in the prompt: the answer has looked at them)
+    if verdict == "ok" and "read_file" in turn.tools.names() and cfg.edit_format != "files":
         request, looked = unlooked_files.request_and_tools(turn.session.history)
         files = [] if looked else unlooked_files.named_files(request, turn.session.roots)
         if files and _take(turn, "deflection", cfg.deflection_retries):

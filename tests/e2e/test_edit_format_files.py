@@ -120,3 +120,19 @@ async def test_the_verify_command_checks_an_applied_answer_and_sends_failures_ba
     bodies = [r.json for r in fake_llm.chat_requests()]
     assert len(bodies) == 2  # the failed check went back once; the fixed answer passed it
     assert f"The check `{check}` failed (exit code 3)" in bodies[1]["messages"][-1]["content"]
+
+
+async def test_a_question_gets_the_files_first_and_its_answer_is_never_taken_for_an_edit(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "leap.py").write_text(STUB)
+    # A small model often quotes the file in its answer: that is not a change to write.
+    fake_llm.script(Reply.text(f"It is a stub.\n\nleap.py\n```python\n{STUB}```"))
+    client = await start_server(workspace, options(fake_llm, editFormat="files"))
+    asked = answer_permissions(client, "allow_once")
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "What does leap.py do?") == "end_turn"
+    assert asked == [] and len(fake_llm.chat_requests()) == 1  # no write asked, no unread-file nudge
+    content = fake_llm.chat_requests()[0].json["messages"][-1]["content"]
+    assert content.index(STUB) < content.index("What does leap.py do?")  # the question comes after the file
+    assert "Reply with the whole new content" not in content
