@@ -706,3 +706,45 @@ def test_the_approval_waits_for_a_user_typing_a_message_and_never_takes_the_text
         assert (workspace / "hello.txt").read_text() == "hi\n"
     finally:
         ui.close()
+
+
+def test_checkhealth_gives_the_real_install_command_for_a_missing_server(nvim: Nvim) -> None:
+    result = nvim.run("health.lua", setup={"cmd": ["no-such-agent-server", "serve"]})
+    health = result["health"]
+    assert "no-such-agent-server is not executable" in health
+    assert "pipx install agent-server" not in health  # no such package exists
+    assert "pipx install /path/to/agent-server" in health and "not on PyPI" in health
+
+
+def test_a_server_that_died_is_restarted_and_the_chat_continues_its_session(
+    nvim: Nvim, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.script(Reply.text("First answer."), Reply.text("Second answer."))
+    result = nvim.run("restart.lua")
+    assert result["waited1"] and result["killed"] >= 1
+    assert result["restarted"], "no new server took over the chat"
+    assert result["waited2"] and result["same_chat"] and result["chat_buffers"] == 1
+    assert result["session_after"] == result["session"]
+    chat = result["chat"]
+    assert "First answer." in chat and chat.rstrip().endswith("Second answer.")
+    # The model sees the conversation from before the crash.
+    last = fake_llm.chat_requests()[-1].json["messages"]
+    assert any(m["content"] == "First answer." for m in last if m["role"] == "assistant"), last
+
+
+def test_a_wrong_model_name_shows_the_available_models_in_the_chat(nvim: Nvim, fake_llm: FakeLLMServer) -> None:
+    fake_llm.script(Reply(status=404, error_body={"error": "model 'qwen3:8bb' not found"}))
+    result = nvim.run("one_turn.lua", setup={"llm": {"model": "qwen3:8bb"}, "prompt": "hello"})
+    assert result["waited"] and result["done"]["stop_reason"] == "error"
+    chat = result["chat"]
+    assert "'qwen3:8bb' is not on the LLM server" in chat and "available: qwen3:8b" in chat, chat
+    assert ":AgentModel" in chat
+
+
+def test_a_replay_keeps_two_prompts_in_a_row_as_two_messages(nvim: Nvim, fake_llm: FakeLLMServer) -> None:
+    fake_llm.script(Reply(status=400, error_body={"error": "bad request"}), Reply.text("Second answer."))
+    result = nvim.run("replay.lua")
+    assert result["waited"] and result["loaded"]
+    chat = result["chat"]
+    assert chat.count("## You") == 2, chat
+    assert "## You\none\n" in chat and "## You\ntwo\n" in chat, chat
