@@ -35,6 +35,8 @@ else
   python tests/benchmarks/bench_retrieval.py --quick
   python tests/benchmarks/bench_retrieval_history.py --quick
 fi
+echo "== Neovim: cold start to a usable chat vs the bare editor (issue 29)"
+python tests/benchmarks/bench_editor_cold_start.py "${Q[@]}"
 echo "== forgiving edit matching on recorded and synthetic near misses (issue 28)"
 if [ ${#Q[@]} -eq 0 ]; then python tests/benchmarks/bench_edit_matching.py --synthetic 600; else python tests/benchmarks/bench_edit_matching.py --quick; fi
 echo "== prompt-cache reuse over a multi-round turn, real llama.cpp server (issue 14)"

@@ -13,7 +13,7 @@ from ..turn.tool_step import rejection_of
 
 def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.SessionUpdate]:
     open_calls: list[str] = []  # shown but not answered yet: a crash mid-call leaves them open for good
-    for message in transcript:
+    for index, message in enumerate(transcript):
         if message.meta.get("summary"):
             continue
         if message.role != "tool":
@@ -23,7 +23,8 @@ def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.Sessio
                 yield acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {message.content}]\n"))
             else:
                 text = str(message.meta.get("display") or message.content)
-                yield acp.UserMessageChunk(content=acp.TextContent(text=text))
+                # Its own id: two prompts in a row (the first turn failed) stay two messages in the editor.
+                yield acp.UserMessageChunk(content=acp.TextContent(text=text), message_id=f"user-{index}")
         elif message.role == "assistant":
             if message.thinking:
                 yield acp.AgentThoughtChunk(content=acp.TextContent(text=message.thinking))

@@ -22,11 +22,12 @@ from ..context_sources.content import display_text, prompt_text
 from ..context_sources.hot_context import with_hot_context
 from ..context_sources.rules_prompt import RulesCache
 from ..context_sources.session_commands import invoke, session_commands
-from ..errors import AgentServerError, InvalidParamsError, SessionNotFoundError
+from ..errors import AgentServerError, InvalidParamsError, LLMError, LLMHTTPError, SessionNotFoundError
 from ..index.service import IndexService
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
 from ..messages import Message
+from ..session import chat_models
 from ..store import Store
 from ..tools.base import Services
 from ..tools.builtin import builtin_tools
@@ -312,27 +313,29 @@ class AgentService:
         revoked: bool = await self._db(self.store.revoke, decision_id)
         return revoked
 
+    async def _explained(self, exc: LLMHTTPError, model: str | None) -> LLMError:
+        """A 404 for a model the server lacks becomes doctor's "available models" message; anything else stays."""
+        if exc.status != 404:
+            return exc
+        try:
+            provider, configured, _info = await self.provider()
+            names = [m.name for m in await provider.list_models() if not m.supports_embeddings]
+        except LLMError:
+            return exc
+        return chat_models.missing_model(exc, model or configured, names) or exc
+
     async def list_models(self) -> dict[str, Any]:
         self._listing += 1  # a select_model meanwhile must not close the provider under this request
         try:
             provider, model, _info = await self.provider()
             listed = await provider.list_models()
+            # One entry per model, and "current" spelled as listed ("qwen3" is the listed "qwen3:latest").
+            listed = unique_models(listed, lambda m: m.name)
+            current = find_listed(model, [m.name for m in listed]) or model
+            models = await chat_models.describe(provider, listed, current)
         finally:
             self._listing -= 1
-        # One entry per model, and "current" spelled as listed ("qwen3" is the listed "qwen3:latest").
-        models = unique_models(listed, lambda m: m.name)
-        return {
-            "current": find_listed(model, [m.name for m in models]) or model,
-            "models": [
-                {
-                    "name": m.name,
-                    "contextLength": m.context_length,
-                    "tools": m.supports_tools,
-                    "thinking": m.supports_thinking,
-                }
-                for m in models
-            ],
-        }
+        return chat_models.as_wire(current, models)
 
     async def select_model(self, model: str) -> str:
         """Later prompts use `model`; its capabilities are read again. A running turn finishes on the old one."""
@@ -451,6 +454,8 @@ class AgentService:
         except asyncio.CancelledError:
             await relay.flush()
             return "cancelled"
+        except LLMHTTPError as exc:
+            raise await self._explained(exc, settings.llm.model) from exc
         finally:
             if self.checkpoints is not None:
                 await asyncio.shield(self.checkpoints.after_turn(session.id, turn_message_id))

@@ -29,6 +29,7 @@ QUICK = {
     "bench_retrieval.py": ["Acc@5 ratio hybrid/bm25", "hybrid", "ref-bm25"],
     "bench_retrieval_history.py": ["hybrid, files", "plain BM25"],
     "bench_edit_matching.py": ["baseline (exact only)", "forgiving matcher", "wrong place"],
+    "bench_editor_cold_start.py": ["bare_start_s_median", "cold_start_to_usable_chat_s_median"],
 }
 
 

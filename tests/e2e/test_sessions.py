@@ -362,3 +362,21 @@ async def test_kill_during_a_permission_prompt_leaves_a_usable_session(
     messages = sent_messages(fake_llm, 1)
     assert_history_consistent(messages)
     assert not (workspace / "n.md").exists()
+
+
+async def test_replay_keeps_two_prompts_in_a_row_apart(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    client = await start_server(workspace, llm_options(fake_llm))
+    fake_llm.script(Reply(status=400, error_body={"error": "bad request"}), Reply.text("Second answer."))
+    sid = await new_session(client, workspace)
+    with pytest.raises(RpcError):
+        await client.request("agent/session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "one"}]})
+    assert await prompt(client, sid, "two") == "end_turn"
+    await client.request("agent/session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
+    replay = client.updates(sid)[-3:]
+    users = [u for u in replay if u["sessionUpdate"] == "user_message_chunk"]
+    assert [u["content"]["text"] for u in users] == ["one", "two"]
+    # Consecutive chunks of one kind are one message unless their ids differ: these must differ.
+    assert users[0]["messageId"] != users[1]["messageId"]
+    validate_updates(client)

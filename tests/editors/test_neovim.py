@@ -76,6 +76,87 @@ class Nvim:
         return result
 
 
+class Interactive:
+    """A Neovim running its own main loop (with a server socket): keys arrive as a user's do, not from a script."""
+
+    def __init__(self, nvim: Nvim, setup: dict[str, Any] | None = None) -> None:
+        assert NVIM
+        run_dir = nvim.tmp / f"nvim-interactive-{nvim.runs}"
+        nvim.runs += 1
+        run_dir.mkdir()
+        self.sock = str(run_dir / "nvim.sock")
+        config = {
+            "plugin": str(PLUGIN),
+            "workspace": str(nvim.workspace),
+            "result": str(run_dir / "result.json"),
+            "cmd": [sys.executable, "-m", "agent_server", "serve"],
+            "llm": {"provider": "ollama", "baseUrl": nvim.fake.url, "model": nvim.fake.models[0].name},
+            "setup": setup or {},
+        }
+        (run_dir / "config.json").write_text(json.dumps(config))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NVIM", "VIM"))}
+        env.update(
+            AGENT_TEST_CONFIG=str(run_dir / "config.json"),
+            AGENT_SERVER_STORE__PATH=str(nvim.db),
+            **{
+                var: str(run_dir / var.lower())
+                for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
+            },
+        )
+        self.env = env
+        self.proc = subprocess.Popen(
+            [
+                NVIM,
+                "--headless",
+                "-i",
+                "NONE",
+                "--clean",
+                "--listen",
+                self.sock,
+                "-u",
+                str(SCRIPTS / "interactive.lua"),
+            ],
+            cwd=nvim.workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self.wait_for(lambda s: True, what="Neovim to listen")
+
+    def _remote(self, *args: str) -> str:
+        out = subprocess.run(
+            [str(NVIM), "--headless", "--clean", "--server", self.sock, *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+        return out.stdout
+
+    def keys(self, keys: str) -> None:
+        self._remote("--remote-send", keys)
+
+    def state(self) -> dict[str, Any]:
+        out = self._remote("--remote-expr", "luaeval('AgentTestState()')")
+        return dict(json.loads(out)) if out.strip().startswith("{") else {}
+
+    def wait_for(self, pred: Any, what: str, timeout: float = 30) -> dict[str, Any]:
+        import time
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self.state() if Path(self.sock).exists() else {}
+            if state and pred(state):
+                return state
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {what}: {state if Path(self.sock).exists() else 'no socket'}")
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+
 @pytest.fixture
 def nvim(tmp_path: Path, workspace: Path, fake_llm: FakeLLMServer) -> Nvim:
     (workspace / ".git").mkdir()  # the root marker the plugin looks for
@@ -581,3 +662,89 @@ def test_non_ascii_text_stays_exact_through_typing_agent_edits_and_rewrites(
         assert "\n".join(turn["buffer"]) == expected
         assert turn["disk"].rstrip("\n") == expected
     assert errors(result) == []
+
+
+@pytest.mark.parametrize("key", ["a", "r"])
+def test_the_approval_answers_to_its_keys_right_after_agent_chat_in_insert_mode(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer, key: str
+) -> None:
+    fake_llm.script(Reply.tool_call("write_file", {"path": "hello.txt", "content": "hi\n"}), Reply.text("over"))
+    ui = Interactive(nvim)
+    try:
+        ui.keys(":AgentChat Write hi into hello.txt<CR>")
+        state = ui.wait_for(lambda s: s["review_open"], "the review window")
+        assert state["review_focused"] and state["mode"] == "n", state
+        ui.keys(key)
+        state = ui.wait_for(lambda s: s["turns"] >= 1, "the end of the turn")
+        assert (workspace / "hello.txt").exists() == (key == "a"), state["chat"]
+        assert not state["review_open"]
+    finally:
+        ui.close()
+
+
+def test_the_approval_waits_for_a_user_typing_a_message_and_never_takes_the_text(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    ask = Reply.tool_call("write_file", {"path": "hello.txt", "content": "hi\n"})
+    ask.steps.insert(0, Delay(3))  # the user is typing the next message when the question comes
+    fake_llm.script(ask, Reply.text("over"))
+    ui = Interactive(nvim)
+    try:
+        ui.keys(":AgentChat Write hi<CR>")
+        ui.wait_for(lambda s: s["input_focused"] and s["mode"].startswith("i"), "the input in insert mode")
+        ui.keys("half a thought")
+        state = ui.wait_for(lambda s: s["review_open"], "the review window")
+        assert not state["review_focused"] and state["mode"].startswith("i"), state
+        ui.keys(" more words")
+        state = ui.wait_for(lambda s: s["input"] == ["half a thought more words"], "the typing in the input")
+        assert all("more words" not in line for line in state["review_text"])
+        ui.keys("<Esc>")
+        state = ui.wait_for(lambda s: s["review_focused"], "the review taking focus after Esc")
+        assert state["mode"] == "n"
+        ui.keys("a")
+        ui.wait_for(lambda s: s["turns"] >= 1, "the end of the turn")
+        assert (workspace / "hello.txt").read_text() == "hi\n"
+    finally:
+        ui.close()
+
+
+def test_checkhealth_gives_the_real_install_command_for_a_missing_server(nvim: Nvim) -> None:
+    result = nvim.run("health.lua", setup={"cmd": ["no-such-agent-server", "serve"]})
+    health = result["health"]
+    assert "no-such-agent-server is not executable" in health
+    assert "pipx install agent-server" not in health  # no such package exists
+    assert "pipx install /path/to/agent-server" in health and "not on PyPI" in health
+
+
+def test_a_server_that_died_is_restarted_and_the_chat_continues_its_session(
+    nvim: Nvim, fake_llm: FakeLLMServer
+) -> None:
+    fake_llm.script(Reply.text("First answer."), Reply.text("Second answer."))
+    result = nvim.run("restart.lua")
+    assert result["waited1"] and result["killed"] >= 1
+    assert result["restarted"], "no new server took over the chat"
+    assert result["waited2"] and result["same_chat"] and result["chat_buffers"] == 1
+    assert result["session_after"] == result["session"]
+    chat = result["chat"]
+    assert "First answer." in chat and chat.rstrip().endswith("Second answer.")
+    # The model sees the conversation from before the crash.
+    last = fake_llm.chat_requests()[-1].json["messages"]
+    assert any(m["content"] == "First answer." for m in last if m["role"] == "assistant"), last
+
+
+def test_a_wrong_model_name_shows_the_available_models_in_the_chat(nvim: Nvim, fake_llm: FakeLLMServer) -> None:
+    fake_llm.script(Reply(status=404, error_body={"error": "model 'qwen3:8bb' not found"}))
+    result = nvim.run("one_turn.lua", setup={"llm": {"model": "qwen3:8bb"}, "prompt": "hello"})
+    assert result["waited"] and result["done"]["stop_reason"] == "error"
+    chat = result["chat"]
+    assert "'qwen3:8bb' is not on the LLM server" in chat and "available: qwen3:8b" in chat, chat
+    assert ":AgentModel" in chat
+
+
+def test_a_replay_keeps_two_prompts_in_a_row_as_two_messages(nvim: Nvim, fake_llm: FakeLLMServer) -> None:
+    fake_llm.script(Reply(status=400, error_body={"error": "bad request"}), Reply.text("Second answer."))
+    result = nvim.run("replay.lua")
+    assert result["waited"] and result["loaded"]
+    chat = result["chat"]
+    assert chat.count("## You") == 2, chat
+    assert "## You\none\n" in chat and "## You\ntwo\n" in chat, chat

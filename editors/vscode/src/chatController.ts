@@ -104,6 +104,8 @@ export class ChatController {
   private serverState: ToWebview | undefined;
   private lastPrompt: { blocks: ContentBlock[]; attachments: string[] } | undefined;
   private toRestore: string | undefined;
+  /** A prompt sent while the server was still starting: sent once it runs (the user bubble is already shown). */
+  private queued: { blocks: ContentBlock[]; attachments: string[]; done: () => void } | undefined;
 
   constructor(private readonly host: ChatHost) {}
 
@@ -120,10 +122,23 @@ export class ChatController {
     this.rpc = rpc;
     this.cancelPermissions();
     if (rpc) void this.refreshModels();
+    let restored: Promise<void> | undefined;
     if (rpc && this.toRestore) {
       const id = this.toRestore;
       this.toRestore = undefined;
-      if (!this.sessionId) void this.loadSession(id);
+      if (!this.sessionId) restored = this.loadSession(id);
+    }
+    const queued = this.queued;
+    if (rpc && queued) {
+      this.queued = undefined;
+      const { blocks, attachments } = queued;
+      void (restored ?? Promise.resolve())
+        .then(() => {
+          // The replay of the resumed session cleared the bubble shown while waiting: show it again.
+          if (restored) this.show({ type: "user", text: promptText(blocks), attachments });
+          return this.run(rpc, blocks, attachments);
+        })
+        .finally(queued.done);
     }
   }
 
@@ -134,6 +149,12 @@ export class ChatController {
 
   setServerState(state: "starting" | "running" | "stopped" | "failed", message?: string): void {
     this.serverState = { type: "server", state, message };
+    if ((state === "failed" || state === "stopped") && this.queued) {
+      const queued = this.queued;
+      this.queued = undefined;
+      this.show({ type: "error", message: "The agent server did not start: your prompt was not sent (Retry re-sends it)." });
+      queued.done();
+    }
     this.host.broadcast(this.serverState);
   }
 
@@ -262,19 +283,34 @@ export class ChatController {
     await this.prompt([...context, { type: "text", text }], mentions.map((m) => m.label));
   }
 
-  /** Sends a prompt in the current session (creating one first); resolves when the turn ends. */
+  /** Sends a prompt in the current session (creating one first); resolves when the turn ends. A prompt sent while
+   * the server is still starting (the window just opened) waits for it instead of being lost. */
   async prompt(blocks: ContentBlock[], labels?: string[]): Promise<void> {
-    if (this.busy) {
+    if (this.busy || this.queued) {
       this.show({ type: "error", message: "The agent is still answering: stop it (Escape) or wait." });
       return;
     }
+    const attachments = labels ?? blocks.map(attachmentLabel).filter((l): l is string => l !== undefined);
+    const state = (this.serverState as { state?: string } | undefined)?.state;
+    if (!this.rpc && state === "starting") {
+      this.lastPrompt = { blocks, attachments };
+      this.show({ type: "user", text: promptText(blocks), attachments });
+      this.show({ type: "notice", message: "Waiting for the agent server to start: your prompt is sent as soon as it runs." });
+      return new Promise((done) => (this.queued = { blocks, attachments, done }));
+    }
     const rpc = this.requireRpc();
     if (!rpc) return;
-    this.busy = true;
-    this.host.editor?.setBusy(true);
-    const attachments = labels ?? blocks.map(attachmentLabel).filter((l): l is string => l !== undefined);
     this.lastPrompt = { blocks, attachments };
     this.show({ type: "user", text: promptText(blocks), attachments });
+    return this.run(rpc, blocks, attachments);
+  }
+
+  /** The turn itself, its user bubble already shown. */
+  private async run(rpc: Rpc, blocks: ContentBlock[], attachments: string[]): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    this.host.editor?.setBusy(true);
+    this.lastPrompt = { blocks, attachments };
     this.show({ type: "turnStart" });
     let stopReason = "error";
     try {

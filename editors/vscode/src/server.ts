@@ -123,7 +123,12 @@ export class AgentServer implements vscode.Disposable {
     });
     this.client = client;
     try {
-      await client.start();
+      // Progress in the status bar from the start of the process to the answer to `initialize`: that answer comes
+      // before the server loads its agent, and from then on the chat is usable (requests wait for the agent).
+      await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: "Agent Server: starting" },
+        () => client.start(),
+      );
       initialStart = false;
       await this.handshake(client);
     } catch (err) {
@@ -137,10 +142,11 @@ export class AgentServer implements vscode.Disposable {
   }
 
   private async handshake(client: LanguageClient): Promise<void> {
-    await client.sendRequest("agent/initialize", { protocolVersion: 1, clientCapabilities: {} });
+    // Attach at once: a prompt typed meanwhile goes out now and the server answers it once its agent is loaded.
     this.controller.attach(this.rpc);
     this.controller.setServerState("running");
     this.output.info("agent server running");
+    await client.sendRequest("agent/initialize", { protocolVersion: 1, clientCapabilities: {} });
     void this.completion?.refresh();
   }
 
@@ -159,6 +165,8 @@ export class AgentServer implements vscode.Disposable {
   }
 
   async restart(): Promise<void> {
+    // From now on a prompt waits for the new server instead of failing on the stopped one.
+    this.controller.setServerState("starting");
     await this.starting?.catch(() => undefined);
     await this.stop();
     await this.start();

@@ -48,7 +48,7 @@ export function makeWhich(env: NodeJS.ProcessEnv = process.env, isExecutable = i
 }
 
 const FIX =
-  "Install it (`pipx install agent-server`, or `pip install -e .` in a checkout), " +
+  "Install it from a checkout of agent-server (it is not on PyPI): `pipx install /path/to/agent-server`, or `pip install -e .` in the checkout, " +
   'or set "agentServer.pythonPath" to a Python that has it, ' +
   'or "agentServer.serverCommand" to the full command, e.g. ["/path/to/agent-server", "serve"].';
 

@@ -270,3 +270,41 @@ test("after a window reload the remembered session is resumed once the server is
   );
   assert.equal(controller.currentSession, "sess_9");
 });
+
+test("a prompt sent while the server starts is queued and sent once it runs, not lost", async () => {
+  const shown: ToWebview[] = [];
+  const controller = new ChatController({
+    broadcast: (m) => shown.push(m),
+    reveal() {},
+    cwd: () => "/proj",
+    copy() {},
+    indexWorkspace() {},
+  });
+  controller.setServerState("starting");
+  const turn = controller.handle({ type: "send", text: "first words" }, () => {});
+  await new Promise((r) => setImmediate(r));
+  assert.ok(shown.some((m) => m.type === "user" && m.text === "first words"), "the prompt shows at once");
+  assert.ok(!shown.some((m) => m.type === "error"), JSON.stringify(shown));
+  const rpc = new ScriptedRpc()
+    .on("agent/session/new", () => ({ sessionId: "sess_q" }))
+    .on("agent/_models/list", () => ({ current: "m1", models: [] }))
+    .on("agent/session/prompt", () => ({ stopReason: "end_turn" }));
+  controller.attach(rpc);
+  await turn;
+  assert.deepEqual(
+    rpc.calls.filter(([m]) => m === "agent/session/prompt"),
+    [["agent/session/prompt", { sessionId: "sess_q", prompt: [{ type: "text", text: "first words" }] }]],
+  );
+  assert.equal(shown.filter((m) => m.type === "user").length, 1);
+  assert.deepEqual(shown.at(-1), { type: "turnEnd", stopReason: "end_turn" });
+});
+
+test("a queued prompt is reported, not silently dropped, when the server fails to start", async () => {
+  const shown: ToWebview[] = [];
+  const controller = new ChatController({ broadcast: (m) => shown.push(m), reveal() {}, cwd: () => "/", copy() {}, indexWorkspace() {} });
+  controller.setServerState("starting");
+  const turn = controller.handle({ type: "send", text: "hello" }, () => {});
+  controller.setServerState("failed", "no python");
+  await turn;
+  assert.ok(shown.some((m) => m.type === "error" && m.message.includes("not sent")), JSON.stringify(shown));
+});

@@ -64,7 +64,7 @@ test("server command: a clear message with the fix when nothing works", () => {
   const base = { serverCommand: [] as string[], pythonPath: "", logLevel: "WARNING" };
   const none = resolveServerCommand(base, which);
   assert.equal(none.ok, false);
-  assert.match(!none.ok ? none.message : "", /agent-server was not found on PATH.*pipx install agent-server.*agentServer.pythonPath/);
+  assert.match(!none.ok ? none.message : "", /agent-server was not found on PATH.*pipx install \/path\/to\/agent-server.*agentServer.pythonPath/);
   const badPython = resolveServerCommand({ ...base, pythonPath: "/no/python" }, which);
   assert.match(!badPython.ok ? badPython.message : "", /agentServer.pythonPath: "\/no\/python" is not an executable/);
 });

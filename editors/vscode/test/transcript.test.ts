@@ -196,3 +196,20 @@ test("usage updates drive the context meter; a replayed session shows the user's
     ],
   );
 });
+
+test("two replayed prompts in a row (different message ids) stay two user messages", () => {
+  const t = new Transcript();
+  const user = (text: string, messageId: string) =>
+    ({ type: "update", update: { sessionUpdate: "user_message_chunk", messageId, content: { type: "text", text } } }) as ToWebview;
+  t.apply(user("one", "user-0"));
+  t.apply(user("two", "user-1"));
+  t.apply(chunk("agent_message_chunk", "answer"));
+  assert.deepEqual(
+    t.items.map((i) => [i.kind, "text" in i ? i.text : ""]),
+    [
+      ["user", "one"],
+      ["user", "two"],
+      ["agent", "answer"],
+    ],
+  );
+});

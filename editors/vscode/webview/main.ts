@@ -486,4 +486,9 @@ view.addEventListener("click", (e) => {
 });
 
 post({ type: "ready" });
+// Typed while the window was still loading this script: Enter only added a newline then. Send it now.
+if (/\S\n+$/.test(prompt.value)) {
+  prompt.value = prompt.value.replace(/\n+$/, "");
+  submit();
+}
 prompt.focus();

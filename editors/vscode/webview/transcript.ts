@@ -125,9 +125,14 @@ export class Transcript {
     return card;
   }
 
-  private appendText(kind: "agent" | "thought" | "user", text: string): Item {
+  private lastMessageId: string | undefined;
+
+  /** Chunks join the last item of their kind, unless they carry another message id (a new message). */
+  private appendText(kind: "agent" | "thought" | "user", text: string, messageId?: string): Item {
     const last = this.last();
-    if (last && last.kind === kind) {
+    const sameMessage = messageId === undefined || messageId === this.lastMessageId;
+    this.lastMessageId = messageId;
+    if (last && last.kind === kind && sameMessage) {
       (last as { text: string }).text += text;
       return last;
     }
@@ -230,7 +235,8 @@ export class Transcript {
                 : u.sessionUpdate === "agent_thought_chunk"
                   ? "thought"
                   : "user";
-            const item = this.appendText(kind, content.text);
+            const messageId = (u as { messageId?: unknown }).messageId;
+            const item = this.appendText(kind, content.text, typeof messageId === "string" ? messageId : undefined);
             if (kind === "user") this.turnPrompt = item;
             touch(item);
             break;

@@ -323,6 +323,12 @@ local function on_update(chat, u)
     end
     local thought = kind == 'agent_thought_chunk'
     local role = kind == 'user_message_chunk' and 'user' or 'agent'
+    -- A chunk with another message id starts a new message (two prompts in a row stay two in a replay).
+    local message_id = type(u.messageId) == 'string' and u.messageId or nil
+    if message_id and chat.role == role and chat.message_id and chat.message_id ~= message_id then
+      chat.role = nil
+    end
+    chat.message_id = message_id
     local prefix = thought and render.THOUGHT or ''
     if begin(chat, thought and 'thought' or 'text', role) and thought then
       append_stream(chat, render.THOUGHT)
@@ -709,19 +715,54 @@ function M.on_update(_, params)
   end
 end
 
-function M.on_client_exit(client_id)
+local restarts = {} -- root -> times of automatic restarts (a server that dies at once is not restarted forever)
+
+--- The server of a chat exited. `restart_root`: it died, so start a new one and continue the chat's session in
+--- the same chat (the session lives in the server's store; session/load brings it back and replays it).
+function M.on_client_exit(client_id, restart_root)
   local chat = M.by_client[client_id]
   if not chat then
     return
   end
+  M.by_client[client_id] = nil
   if chat.busy then
     chat.busy = false
     M.note(chat, 'the server stopped')
+    fire('AgentTurnDone', { session_id = chat.session_id, stop_reason = 'error', error = 'the server stopped' })
   end
   if chat.session_id then
     M.by_session[chat.session_id] = nil
   end
-  M.by_client[client_id] = nil
+  if not restart_root then
+    return
+  end
+  local now, recent = vim.uv.now(), {}
+  for _, t in ipairs(restarts[restart_root] or {}) do
+    if now - t < 60000 then
+      recent[#recent + 1] = t
+    end
+  end
+  if #recent >= 3 then
+    M.note(chat, 'the server keeps stopping: not restarting it (see :checkhealth agent)')
+    return
+  end
+  recent[#recent + 1] = now
+  restarts[restart_root] = recent
+  local st = client.ensure(restart_root)
+  if not st then
+    return
+  end
+  chat.client_id = st.id
+  M.by_client[st.id] = chat
+  M.note(chat, 'the server stopped; restarted it')
+  local session_id = chat.session_id
+  if session_id then
+    M.by_session[session_id] = chat
+    client.when_ready(st.id, function()
+      M.load(chat, { sessionId = session_id, title = chat.title })
+    end)
+  end
+  set_winbar(chat)
 end
 
 return M

@@ -158,14 +158,18 @@ local function on_init(client)
   end)
 end
 
-local function on_exit(_, _, client_id)
-  for root, st in pairs(M.by_root) do
+local function on_exit(code, signal, client_id)
+  local root
+  for r, st in pairs(M.by_root) do
     if st.id == client_id then
-      M.by_root[root] = nil
+      M.by_root[r] = nil
+      root = r
     end
   end
+  -- Died (not stopped by Neovim on exit): the chat restarts it and goes on with its session, as VS Code does.
+  local died = root ~= nil and (code ~= 0 or signal ~= 0) and vim.v.exiting == vim.NIL
   vim.schedule(function()
-    require('agent.chat').on_client_exit(client_id)
+    require('agent.chat').on_client_exit(client_id, died and root or nil)
   end)
 end
 

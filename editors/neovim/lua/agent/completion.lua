@@ -195,7 +195,11 @@ end
 --- A key the user (or another plugin, such as a completion menu) already maps in insert mode stays theirs: taking
 --- it over would break their Tab. They can pick another key with completion.accept / completion.dismiss.
 local function free(key)
-  if key and vim.fn.maparg(key, 'i') ~= '' then
+  local current = key and vim.fn.maparg(key, 'i', false, true) or {}
+  local desc = type(current) == 'table' and type(current.desc) == 'string' and current.desc or ''
+  -- ours (a second setup) and Neovim's own default (0.11 maps <Tab> to vim.snippet.jump) are not the user's
+  local taken = desc:sub(1, 6) ~= 'agent:' and desc:sub(1, 11) ~= 'vim.snippet'
+  if key and vim.fn.maparg(key, 'i') ~= '' and taken then
     vim.notify(('agent: %s is already mapped in insert mode; inline completion leaves it alone (set completion.accept / completion.dismiss to another key)'):format(key), vim.log.levels.INFO)
     return false
   end

@@ -96,7 +96,7 @@ function M.check()
   local cmd = opts.cmd
   if vim.fn.executable(cmd[1]) ~= 1 then
     h.error(('%s is not executable'):format(cmd[1]), {
-      'pip install agent-server (or pipx install agent-server)',
+      'install it from a checkout of agent-server (not on PyPI): pipx install /path/to/agent-server, or pip install -e . in the checkout',
       "or point setup{ cmd = { '/path/to/agent-server', 'serve' } } at it",
     })
     return

@@ -129,6 +129,20 @@ local KEYS = {
 --- The open review windows (one per pending request), for tests and :AgentApprove-like scripting.
 M.open_reviews = {}
 
+--- True while the user is typing something of their own (insert or command-line mode anywhere but an empty chat
+--- input, which :AgentChat <prompt> leaves in insert mode): the review must not take those keys.
+local function user_is_typing()
+  local mode = vim.api.nvim_get_mode().mode
+  if not mode:match('^[iRc]') then
+    return false
+  end
+  local buf = vim.api.nvim_get_current_buf()
+  if mode:match('^[iR]') and vim.b[buf].agent_input then
+    return vim.trim(table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')) ~= ''
+  end
+  return true
+end
+
 --- A non-modal floating window with the change; keys a/A/r/R answer. The chat stays usable meanwhile
 --- (<C-w>p goes back to it; scroll, read, come back).
 local function review(params, done)
@@ -186,11 +200,40 @@ local function review(params, done)
     win_opts.footer = hints
     win_opts.footer_pos = 'center'
   end
-  local win = vim.api.nvim_open_win(buf, true, win_opts)
+  -- Focus it in normal mode (so a/A/r answer at once), unless the user is typing: then it waits beside the text and
+  -- takes focus when they go back to normal mode.
+  local typing = user_is_typing()
+  local win = vim.api.nvim_open_win(buf, not typing, win_opts)
   vim.wo[win].wrap = false
   vim.wo[win].cursorline = true
   local entry = { buf = buf, win = win, params = params }
   M.open_reviews[#M.open_reviews + 1] = entry
+  if typing then
+    vim.api.nvim_create_autocmd('ModeChanged', {
+      pattern = '*:n',
+      callback = function()
+        if not vim.api.nvim_win_is_valid(win) then
+          return true
+        end
+        if user_is_typing() then
+          return
+        end
+        vim.api.nvim_set_current_win(win)
+        return true
+      end,
+    })
+  else
+    vim.cmd('stopinsert')
+  end
+  -- Typed text never lands here (its text is the exact change that will be made).
+  vim.api.nvim_create_autocmd('InsertEnter', {
+    buffer = buf,
+    callback = function()
+      vim.schedule(function()
+        vim.cmd('stopinsert')
+      end)
+    end,
+  })
 
   local function finish(opt)
     for i, e in ipairs(M.open_reviews) do

@@ -111,6 +111,7 @@ async function main() {
     AGENT_SERVER_STORE__PATH: join(tmp, "agent.db"),
     EXTENSIONS_GALLERY: "{}",
     AGENT_TEST_RUFF_PYTHON: python, // the ruff-lsp test extension's language server
+    AGENT_E2E_SLOW: join(tmp, "slow-start"),
   };
   const cleanups = [];
   const outcomes = [];
@@ -132,7 +133,9 @@ async function main() {
           "extensions.autoUpdate": false,
           "chat.disableAIFeatures": true,
           "workbench.tips.enabled": false,
-          "agentServer.serverCommand": [python, "-m", "agent_server", "serve", "--log-level", "INFO"],
+          // Through sh: while the file $AGENT_E2E_SLOW exists the server takes 4 s more to start (a busy machine).
+          "agentServer.serverCommand": ["sh", "-c", 'if [ -e "$AGENT_E2E_SLOW" ]; then sleep 4; fi; exec "$0" "$@"',
+            python, "-m", "agent_server", "serve", "--log-level", "INFO"],
           "agentServer.llm.provider": "ollama",
           "agentServer.llm.baseUrl": fake.url,
           "agentServer.llm.model": MODEL,
@@ -856,6 +859,49 @@ async function main() {
       } finally {
         rmSync(join(ws, "AGENTS.md"), { force: true });
       }
+    });
+
+    await scenario("a prompt typed while the server starts is queued and answered, not lost", async () => {
+      writeFileSync(env.AGENT_E2E_SLOW, "");
+      await runCommand("Agent Server: Restart Server");
+      await until("the starting notice", async () => frame.isVisible("#server-status") && (await frame.textContent("#server-status"))?.includes("Starting"), 15000);
+      await script(fake.url, [{ text: "Answered after the start.", pieces: 1 }]);
+      await frame.fill("#prompt", "Typed during the start");
+      await frame.press("#prompt", "Enter");
+      rmSync(env.AGENT_E2E_SLOW, { force: true });
+      await until("the answer to the early prompt", async () => (await lastAgentText(frame)).includes("Answered after the start."), 60000);
+      const users = await frame.$$eval(".item.user .text", (els) => els.map((e) => e.textContent));
+      if (users.filter((u) => u === "Typed during the start").length !== 1) throw new Error(`the prompt shows ${JSON.stringify(users)}`);
+      const errors = await frame.$$eval(".notice.error", (els) => els.map((e) => e.textContent));
+      if (errors.some((e) => e.includes("not running"))) throw new Error(`an error was shown: ${errors}`);
+      await turnEnded();
+    });
+
+    await scenario("an agent edit on a non-ASCII last line without newline lands exactly in the open editor", async () => {
+      const text = "日本 start 🎉\nmid x\u0301y 🏁 tail\nlast 日本 🎉 the END 🏁";
+      writeFileSync(join(ws, "notes-utf.txt"), text);
+      await openFile("notes-utf.txt", "the END");
+      await script(fake.url, [
+        { steps: [{ tool_calls: [{ name: "edit_file", arguments: { path: "notes-utf.txt", old_text: "the END 🏁", new_text: "the end ✅ 🐍" } }] }] },
+        { steps: [{ tool_calls: [{ name: "edit_file", arguments: { path: "notes-utf.txt", old_text: "x\u0301y 🏁", new_text: "ÿ 🎌" } }] }] },
+        { text: "Edited.", pieces: 1 },
+      ]);
+      const completed = async () => (await frame.$$(".item.tool.status-completed")).length;
+      const before = await completed();
+      await send("Fix the notes");
+      for (let i = 1; i <= 2; i++) {
+        const allow = await until("the approval buttons", async () => frame.$('.item.tool.asking button[data-option="allow_once"]'));
+        await allow.click();
+        await until(`edit ${i} done`, async () => (await completed()) >= before + i, 15000);
+      }
+      await until("the answer after the edits", async () => (await lastAgentText(frame)).includes("Edited."));
+      const expected = text.replace("the END 🏁", "the end ✅ 🐍").replace("x\u0301y 🏁", "ÿ 🎌");
+      await until("the edits on disk", async () => readFileSync(join(ws, "notes-utf.txt"), "utf8") === expected, 10000);
+      await until("both edits, exactly, in the editor", async () => {
+        const shown = await editorText();
+        return shown.includes("last 日本 🎉 the end ✅ 🐍") && shown.includes("mid ÿ 🎌 tail") && !shown.includes("END");
+      }, 10000);
+      await turnEnded();
     });
 
     if (process.env.E2E_FINAL_SHOT) await page.screenshot({ path: join(results, "final.png") });
