@@ -316,7 +316,8 @@ async function main() {
       await frame.press("#prompt", "Enter");
       const allow = await until("the approval buttons", async () => frame.$('.item.tool button[data-option="allow_once"]'));
       const labels = await frame.$$eval(".item.tool .approval button", (bs) => bs.map((b) => b.textContent));
-      if (labels.length !== 4) throw new Error(`expected 4 approval buttons, got ${JSON.stringify(labels)}`);
+      const expected = ["Allow once", "Allow for this session", "Always allow", "Reject", "Always reject"];
+      if (JSON.stringify(labels) !== JSON.stringify(expected)) throw new Error(`expected ${JSON.stringify(expected)}, got ${JSON.stringify(labels)}`);
       if (existsSync(join(ws, "notes.txt"))) throw new Error("the file was written before approval");
       await allow.click();
       await until("the answer after the tool", async () => (await lastAgentText(frame)).includes("done"));
