@@ -152,3 +152,16 @@ async def test_recorded_qwen_call_of_a_file_name_is_nudged(
     assert "`calc.py` is not a tool" in nudge["content"]
     assert _chats(fake_llm)[1].json["tool_choice"] == "required"
     assert client.text(sid) == "It subtracts; it should add."
+
+
+async def test_a_file_attached_to_the_request_counts_as_looked_at(
+    server: LspClient, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    """An @-mention or a selection puts the file's text in the request: answering from it is not a deflection."""
+    (workspace / "calc.py").write_text(CALC)
+    fake_llm.script(Reply.text("add returns the difference, a - b."))
+    sid = await new_session(server, workspace)
+    attached = {"type": "resource", "resource": {"uri": (workspace / "calc.py").as_uri(), "text": CALC}}
+    params = {"sessionId": sid, "prompt": [{"type": "text", "text": "What does add in calc.py do?"}, attached]}
+    assert await server.request("agent/session/prompt", params, timeout=60) == {"stopReason": "end_turn"}
+    assert len(_chats(fake_llm)) == 1  # no "read it first" nudge

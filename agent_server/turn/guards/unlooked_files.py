@@ -28,7 +28,7 @@ def named_files(text: str, roots: list[Path]) -> list[str]:
             except (OSError, ValueError):
                 continue
             if path.is_file() and path.is_relative_to(root.resolve()):
-                if name not in found:
+                if name not in found and not _shown(text, path):
                     found.append(name)
                 break
         if len(found) >= MAX_NAMES:
@@ -53,3 +53,17 @@ def unread_nudge(files: list[str]) -> str:
         f"The request names {names}, but you answered without reading it. Call read_file with "
         f'{{"path": "{files[0]}"}} now, then answer from what the file really says.'
     )
+
+
+SHOWN_LINE = 12  # a line this long found in the request means the file (or a selection of it) was attached
+SHOWN_BYTES = 200_000
+
+
+def _shown(text: str, path: Path) -> bool:
+    """The request already holds (part of) the file: an @-mention, a selection, the files edit format."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(SHOWN_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(len(line) >= SHOWN_LINE and line in text for line in (raw.strip() for raw in head.splitlines()))
