@@ -792,13 +792,18 @@ async function main() {
         await frame.press("#prompt", "Enter"); // picks the highlighted command, does not send
         const picked = await frame.$eval("#prompt", (e) => e.value);
         if (picked !== "/review ") throw new Error(`the pick left ${JSON.stringify(picked)}`);
-        await script(fake.url, [{ text: "Reviewed.", pieces: 1 }]);
+        // (it reads the file it is asked about: an answer about a named file that never looked at it earns a nudge)
+        await script(fake.url, [
+          { steps: [{ tool_calls: [{ name: "read_file", arguments: { path: "calc.py" } }] }] },
+          { text: "Reviewed.", pieces: 1 },
+        ]);
+        const before = (await chatRequests(fake.url)).length;
         await frame.press("#prompt", "End");
         await frame.type("#prompt", "calc.py");
         await frame.press("#prompt", "Enter");
         await until("the answer", async () => (await lastAgentText(frame)).includes("Reviewed."));
         await turnEnded();
-        const last = (await chatRequests(fake.url)).at(-1).json.messages.at(-1).content;
+        const last = (await chatRequests(fake.url))[before].json.messages.at(-1).content;
         if (last !== "Review calc.py for bugs (command R7).") throw new Error(`the model got: ${last}`);
       } finally {
         rmSync(join(ws, ".agent-server"), { recursive: true, force: true });
