@@ -557,7 +557,10 @@ def git_workspace(workspace: Path) -> Path:
 def test_agent_checkpoints_reviews_a_turn_as_a_diff_tab_and_restores_the_files(
     nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer, in_git: bool
 ) -> None:
-    # Outside git (the fixture's empty .git folder is no repository) the server keeps copies of the touched files.
+    # Outside git the server keeps copies of the touched files. (Any `.git` entry marks a repository now: snapshots
+    # go to a private repository and never read the workspace's own `.git`, so the fixture's empty one goes.)
+    if not in_git and (workspace / ".git").is_dir() and not any((workspace / ".git").iterdir()):
+        (workspace / ".git").rmdir()
     git_workspace = _make_git_repo(workspace) if in_git else workspace
     calc = git_workspace / "calc.py"
     calc.write_text("def add(a, b):\n    return a - b\n")
