@@ -4,6 +4,7 @@ asserted here."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +21,24 @@ QUICK = {
 }
 
 
+def lane_env(real_llm_out: str) -> dict[str, str]:
+    """The models scripts/real_llm.sh fetched for this lane (the tests' own cache dirs are temporary)."""
+    values = dict(line.split("=", 1) for line in real_llm_out.splitlines() if "=" in line)
+    qwen = values["QWEN_MODEL"]
+    return {
+        **os.environ,
+        "AGENT_TEST_GGUF": qwen,
+        "AGENT_COMPLETION_GGUF": qwen,
+        "AGENT_SERVER_CACHE": str(Path(values["LLAMA_MODEL"]).parent.parent),
+    }
+
+
 @pytest.mark.parametrize("script", sorted(QUICK))
 def test_real_model_benchmark_quick_mode_runs(script: str, real_llm_out: str) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "benchmarks" / script), "--quick"],
         cwd=ROOT,
+        env=lane_env(real_llm_out),
         capture_output=True,
         text=True,
         timeout=850,
