@@ -41,7 +41,10 @@ echo "== forgiving edit matching on recorded and synthetic near misses (issue 28
 if [ ${#Q[@]} -eq 0 ]; then python tests/benchmarks/bench_edit_matching.py --synthetic 600; else python tests/benchmarks/bench_edit_matching.py --quick; fi
 echo "== prompt-cache reuse over a multi-round turn, real llama.cpp server (issue 14)"
 python tests/benchmarks/bench_prompt_cache.py "${Q[@]}"
-if [ -n "$REPOS" ] && [ -d "$REPOS/pallets+click/repo" ] && python -c "import xllamacpp" 2>/dev/null; then
+if [ ${#Q[@]} -gt 0 ] && python -c "import xllamacpp" 2>/dev/null; then
+  echo "== inline completion, quick: spans from this repository's own history (issue 32)"
+  python tests/benchmarks/bench_completion.py --quick
+elif [ -n "$REPOS" ] && [ -d "$REPOS/pallets+click/repo" ] && python -c "import xllamacpp" 2>/dev/null; then
   echo "== inline completion on pallets/click commits, Qwen2.5-Coder-0.5B (issue 32)"
   python tests/benchmarks/bench_completion.py --repo-git "$REPOS/pallets+click/repo" "${Q[@]}"
 else
