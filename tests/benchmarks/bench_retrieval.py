@@ -1,6 +1,6 @@
 """Retrieval benchmark on the DEV split of SWE-bench Lite file localization: hybrid ranking vs plain FTS5 BM25.
 
-Run: python tests/benchmarks/bench_retrieval.py [--repos-dir /work/.mirror] [--big-repo /work/.mirror/sympy+sympy/repo]
+Run: python tests/benchmarks/bench_retrieval.py [--repos-dir $AGENT_BENCH_REPOS] [--big-repo <sympy bare git dir>]
 Repositories are bare git dirs with full history (`<repos-dir>/<owner>+<name>/repo` or `<repos-dir>/<name>.git`).
 Only the dev split is ever read; held-out tasks are skipped before anything else happens.
 """

@@ -8,7 +8,7 @@ replacing it; it guards against ranking changes that only fit those 26 tasks. Re
 MRR of `rank_files`, of the chunk list at `agent-server search`'s default limit (10), and of plain FTS5 BM25 over
 the same chunks in the same run.
 
-Run: python tests/benchmarks/bench_retrieval_history.py [--repos-dir /work/.mirror] [--per-repo 14]
+Run: python tests/benchmarks/bench_retrieval_history.py [--repos-dir $AGENT_BENCH_REPOS] [--per-repo 14]
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ One run reports:
   and the full re-evaluation baseline (turn 2's own request sent with `cache_prompt: false`).
 Goals: fixed prompt <= 700 tokens; turn 2 <= 0.3 x turn 1; resumed with restore <= 0.3 x resumed without.
 
-Run (heavy: under the lock): flock /work/locks/heavy.lock python tests/benchmarks/bench_ttft.py [--quick]
+Run (heavy: under the lock): python tests/benchmarks/bench_ttft.py [--quick]
 `--quick` (CI): shorter answers and a 4k window; asserts the run completed and printed every figure, not the goals.
-The model: AGENT_TEST_GGUF or the prefetched ~/.cache/agent-server-prefetch/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf.
+The model: AGENT_TEST_GGUF, else the Qwen2.5-Coder-0.5B GGUF that scripts/real_llm.sh fetched.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Record real edit_file calls of Qwen2.5-Coder-0.5B (the small model this project targets) as fixtures.
 
-Run (heavy: a real model): flock /work/locks/heavy.lock python tests/fakes/record_failed_edits.py [MODEL.gguf
+Run (heavy: a real model): python tests/fakes/record_failed_edits.py [MODEL.gguf
 [COUNT [SEED]]] (seed 28 writes the fixture anew; any other seed adds its calls to it)
 
 Each task shows the model a real source file of this repository as read_file renders it (numbered lines) and asks
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import random
 import sys
 import time
@@ -28,7 +29,7 @@ from agent_server.llm.text_tools import recover_tool_calls  # noqa: E402
 from agent_server.tools.builtin import builtin_tools  # noqa: E402
 
 OUT = ROOT / "tests" / "fixtures" / "edit_calls.json"
-MODEL = Path("/root/.cache/agent-server-prefetch/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf")
+MODEL = Path(os.environ.get("AGENT_TEST_GGUF", "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"))  # or give it as argument
 PORT = 18931
 SYSTEM = (
     "You are a coding agent. Change files with the edit_file tool: old_text must be copied exactly from the file "

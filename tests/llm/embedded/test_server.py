@@ -19,12 +19,22 @@ from agent_server.llm.embedded.catalogue import SMOLLM2_135M, resolve
 from agent_server.llm.embedded.server import EmbeddedServerError, check_memory, shared_server, xllamacpp_installed
 from agent_server.llm.registry import NoServerError, resolve_endpoint
 
-PREFETCHED = Path.home() / ".cache/agent-server-prefetch" / SMOLLM2_135M.filename
 CI_MODEL = Path(os.environ.get("AGENT_SERVER_CI_SMOLLM", "/nonexistent"))
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _fetched() -> Path:
+    """The SmolLM2 GGUF scripts/real_llm.sh fetched (CI runs it before the tests)."""
+    done = subprocess.run(["bash", "scripts/real_llm.sh", "--check"], cwd=ROOT, capture_output=True, text=True)
+    values = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+    return Path(values.get("LLAMA_MODEL", "/nonexistent"))
+
+
+FETCHED = _fetched()  # at import: the tests' own cache dirs are temporary
 
 
 def _smollm() -> Path:
-    for path in (CI_MODEL, PREFETCHED):
+    for path in (CI_MODEL, FETCHED):
         if path.is_file() and path.stat().st_size == SMOLLM2_135M.size:
             return path
     pytest.skip("SmolLM2 GGUF not present (scripts/real_llm.sh provides it)")
