@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 
 from ..context import estimate_text
+from ..errors import SandboxError
+from ..tools.sandbox import read_regular
 from ..turn.edit_blocks import Shown
 
 MENTION = re.compile(r"[\w./\\-]+\.[A-Za-z0-9]{1,6}\b")
@@ -37,6 +39,7 @@ SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".agent-ser
 LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rs": "rust",
              ".java": "java", ".rb": "ruby", ".c": "c", ".h": "c", ".cpp": "cpp", ".lua": "lua", ".md": "markdown",
              ".toml": "toml", ".json": "json"}  # fmt: skip
+MAX_BYTES_PER_TOKEN = 8  # a file bigger than this times the budget cannot fit: not read at all
 MAX_SCAN = 400  # a workspace with more files than this is not "small": only named files are shown
 
 
@@ -103,9 +106,9 @@ def render(shown: list[Shown], root: Path, budget_tokens: int, edit: bool = True
     kept: list[Shown] = []
     used = 0
     for item in sorted(shown, key=lambda s: not s.editable):
-        try:
-            text = (root / item.path).read_text(errors="replace")
-        except OSError:
+        try:  # a regular file within the budget only: a FIFO, a device or a huge file named in a request is skipped
+            text = read_regular(root / item.path, budget_tokens * MAX_BYTES_PER_TOKEN).decode("utf-8", "replace")
+        except (OSError, SandboxError):
             continue
         fence = "```" + LANGUAGES.get(Path(item.path).suffix, "")
         block = f"{item.path}\n{fence}\n{text}{'' if text.endswith(chr(10)) or not text else chr(10)}```"

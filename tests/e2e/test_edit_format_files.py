@@ -3,6 +3,7 @@ the answer's whole file applied as an ordinary write (approval, diff card), and 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +137,42 @@ async def test_a_question_gets_the_files_first_and_its_answer_is_never_taken_for
     content = fake_llm.chat_requests()[0].json["messages"][-1]["content"]
     assert content.index(STUB) < content.index("What does leap.py do?")  # the question comes after the file
     assert "Reply with the whole new content" not in content
+
+
+async def test_file_blocks_are_tool_calls_under_the_same_sandbox_and_policy(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path
+) -> None:
+    """Model output in the files format acts only as tool calls would: nothing outside the workspace, and a path that
+    makes tools run programs asks even when writes are allowed."""
+    (workspace / "leap.py").write_text(STUB)
+    outside = tmp_path / "outside.py"
+    answer = (
+        f"../outside.py\n```python\nESCAPED = 1\n```\n\n{outside}\n```python\nESCAPED = 2\n```\n\n"
+        '.vscode/tasks.json\n```json\n{"tasks": [{"command": "touch owned"}]}\n```\n'
+    )
+    fake_llm.script(Reply.text(answer), Reply.text("ok"))
+    client = await start_server(
+        workspace,
+        {**llm_options(fake_llm), "agent": {"editFormat": "files"}, "tools": {"policy": {"write_file": "allow"}}},
+    )
+    asked = answer_permissions(client, "reject_once")
+    install_apply_edit(client)
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Rewrite leap.py.") == "end_turn"
+    assert not outside.exists() and not (workspace.parent / "outside.py").exists()
+    assert not (workspace / ".vscode" / "tasks.json").exists()
+    assert [p["toolCall"]["rawInput"]["path"] for p in asked] == [".vscode/tasks.json"]  # asked despite the allow
+
+
+async def test_a_fifo_or_huge_file_named_in_a_request_never_blocks_the_turn(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    os.mkfifo(workspace / "pipe.py")
+    (workspace / "huge.py").write_text("x = 1\n" * 3_000_000)
+    (workspace / "leap.py").write_text(STUB)
+    fake_llm.script(Reply.text("Nothing to change."))
+    client = await start_server(workspace, options(fake_llm, editFormat="files"))
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Fix pipe.py, huge.py and leap.py.") == "end_turn"
+    content = fake_llm.chat_requests()[0].json["messages"][-1]["content"]
+    assert STUB in content and "x = 1\nx = 1" not in content  # the regular, small file shown; the others skipped

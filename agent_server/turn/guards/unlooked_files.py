@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ...errors import SandboxError
 from ...messages import Message
+from ...tools.sandbox import read_regular
 
 # `calc.py`, `src/app.ts`, `scripts/quickstart.sh`, `docs/`, `Makefile`-less names are not guessed.
 _PATHISH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,10}|(?:[\w.-]+/)+[\w.-]+)(?![\w/-])")
@@ -62,8 +64,7 @@ SHOWN_BYTES = 200_000
 def _shown(text: str, path: Path) -> bool:
     """The request already holds (part of) the file: an @-mention, a selection, the files edit format."""
     try:
-        with path.open("rb") as f:
-            head = f.read(SHOWN_BYTES).decode("utf-8", errors="replace")
-    except OSError:
+        head = read_regular(path, SHOWN_BYTES, truncate=True).decode("utf-8", errors="replace")
+    except (OSError, SandboxError):
         return False
     return any(len(line) >= SHOWN_LINE and line in text for line in (raw.strip() for raw in head.splitlines()))
