@@ -8,6 +8,7 @@ taken for a test.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -53,15 +54,20 @@ def is_test(path: str) -> bool:
 
 
 def workspace_files(root: Path) -> list[str] | None:
+    """The source files of a small workspace, sorted; None past MAX_SCAN of them (not small: only named files are
+    shown). Walked with pruning and stopped early, never the whole tree: this runs at every turn."""
     out: list[str] = []
-    for path in sorted(root.rglob("*")):
-        if any(part in SKIP_DIRS or part.startswith(".") for part in path.relative_to(root).parts):
-            continue
-        if path.is_file() and not path.is_symlink() and path.suffix in SOURCE_SUFFIXES:
+    for folder, dirs, files in os.walk(root):  # links to folders are not followed
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        base = Path(folder)
+        for name in sorted(files):
+            path = base / name
+            if name.startswith(".") or path.suffix not in SOURCE_SUFFIXES or path.is_symlink():
+                continue
             out.append(path.relative_to(root).as_posix())
             if len(out) > MAX_SCAN:
                 return None
-    return out
+    return sorted(out)
 
 
 def pick(text: str, root: Path) -> list[Shown]:
