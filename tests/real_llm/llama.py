@@ -69,7 +69,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-_RUNNER_FLAGS = {"--embeddings": "--embeddings", "--pooling": "--pooling", "-b": "--batch", "-ub": "--ubatch"}
+_RUNNER_FLAGS = {
+    "--embeddings": "--embeddings",
+    "--pooling": "--pooling",
+    "-b": "--batch",
+    "-ub": "--ubatch",
+    "--metrics": "--metrics",
+}
 
 
 def _runner_flags(extra: tuple[str, ...]) -> list[str]:
