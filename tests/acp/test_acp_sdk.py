@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -18,25 +17,21 @@ from typing import Any
 
 import pytest
 
-from tests.acp import wire
+from tests.acp import sdk, wire
 from tests.fakes.fake_llm import FakeLLMServer, FakeModel
 
 API_KEY = "sk-test-0123456789abcdef"  # phase 3 runs with it (env and an MCP server's env): never in the trace
 
 HERE = Path(__file__).parent
-NODE = shutil.which("node")
-NPM = shutil.which("npm")
+NODE = sdk.NODE
+NPM = sdk.NPM
 pytestmark = pytest.mark.skipif(not (NODE and NPM), reason="needs node and npm (node 20+) for the ACP TypeScript SDK")
 
 
 @pytest.fixture(scope="session")
 def sdk_installed() -> Path:
-    """`npm ci` into tests/acp/node_modules (ignored by git) once; the lockfile pins the SDK."""
-    marker = HERE / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
-    lock = HERE / "package-lock.json"
-    if not marker.exists() or marker.stat().st_mtime < lock.stat().st_mtime:
-        assert NPM is not None
-        subprocess.run([NPM, "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE, check=True, timeout=600)
+    """The pinned SDK in tests/acp/node_modules (tests/acp/sdk.py)."""
+    sdk.install()
     return HERE
 
 

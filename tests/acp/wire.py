@@ -13,11 +13,12 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from tests.acp import sdk
 from tests.acp_schema import SCHEMA_PATH
 
 AGENT_TO_CLIENT = "agent->client"
 CLIENT_TO_AGENT = "client->agent"
-SDK_SCHEMA = Path(__file__).parent / "node_modules" / "@agentclientprotocol" / "sdk" / "schema" / "v1" / "schema.json"
+SDK_SCHEMA = sdk.SDK_DIR / "schema" / "v1" / "schema.json"
 # ACP's unstable methods (session/fork) are in the SDK's unstable schema only: checked against it.
 SDK_UNSTABLE = SDK_SCHEMA.with_name("schema.unstable.json")
 UNSTABLE_METHODS = frozenset({"session/fork"})
@@ -25,6 +26,8 @@ UNSTABLE_METHODS = frozenset({"session/fork"})
 
 @functools.cache
 def _defs(schema: Path) -> dict[str, Any]:
+    if schema.is_relative_to(sdk.SDK_DIR):
+        sdk.install()  # a clean clone has no node_modules until the first test that needs the SDK's schema
     defs: dict[str, Any] = json.loads(schema.read_text())["$defs"]
     return defs
 

@@ -262,21 +262,36 @@ async function main() {
     const editorText = () =>
       page.$eval(".editor-group-container.active .monaco-editor .view-lines", (e) => e.innerText.replace(/\u00a0/g, " "));
     const openFile = async (name, expected) => {
-      // Keys typed while the chat webview has focus do not all reach the workbench: focus the editor area first.
-      await page.click(".editor-group-container.active");
-      await page.keyboard.press("Control+P");
-      await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-      await page.keyboard.type(name);
-      // The list re-renders while results arrive: a row found a moment ago may be detached; find it again then.
-      await until(`${name} in quick open`, async () => {
-        for (const r of await page.$$(".quick-input-widget .quick-input-list .monaco-list-row")) {
-          if ((await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "")) === name) {
-            await r.click({ timeout: 2000 });
-            return true;
+      // A file written just now may not be in quick open's file list yet (the watcher and the search cache lag on a
+      // loaded machine): close the picker and ask again, so a fresh search runs.
+      const pick = async () => {
+        // Keys typed while the chat webview has focus do not all reach the workbench: focus the editor area first.
+        await page.click(".editor-group-container.active");
+        await page.keyboard.press("Control+P");
+        await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+        await page.keyboard.type(name);
+        // The list re-renders while results arrive: a row found a moment ago may be detached; find it again then.
+        return until(`${name} in quick open`, async () => {
+          for (const r of await page.$$(".quick-input-widget .quick-input-list .monaco-list-row")) {
+            if ((await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "")) === name) {
+              await r.click({ timeout: 2000 });
+              return true;
+            }
           }
+          return undefined;
+        }, 10000);
+      };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await pick();
+          break;
+        } catch (err) {
+          if (attempt === 3) throw err;
+          log(`${name} not in quick open yet (attempt ${attempt}); asking again`);
+          await page.keyboard.press("Escape");
+          await sleep(1000);
         }
-        return undefined;
-      }, 10000);
+      }
       await until(`${name} open in the editor`, async () => (await editorText()).includes(expected), 15000);
     };
     const send = async (text) => {
