@@ -165,9 +165,15 @@ def make_run_command(default_timeout_s: float, budget: int) -> Handler:
                     await asyncio.wait_for(asyncio.shield(pump), DRAIN_GRACE_S)
         finally:
             await kill_group(proc)
+            # With the group gone the pipe reaches EOF: let the pump and the process transport finish, so nothing
+            # is left for the event loop to close later. A child that left the group may hold the pipe: bounded.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(pump), DRAIN_GRACE_S)
             pump.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await pump
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), DRAIN_GRACE_S)
         output = out.text() or "(no output)"
         if timed_out:
             text = f"Command timed out after {timeout:g}s and was stopped (its whole process group).\nOutput:\n{output}"
