@@ -438,9 +438,14 @@ local function input_buffer(chat)
     if text == '' then
       return
     end
+    local blocks, problems = require('agent.mentions').blocks(text, chat.root, chat.origin_buf)
+    if #problems > 0 then -- the message stays in the input, to fix and send again
+      vim.notify('agent: ' .. table.concat(problems, '\n'), vim.log.levels.ERROR)
+      return
+    end
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
     vim.cmd('stopinsert')
-    M.send(chat, require('agent.mentions').blocks(text, chat.root, chat.origin_buf))
+    M.send(chat, blocks)
   end
   map(buf, 'n', keys.send, send, 'agent: send the message')
   map(buf, 'i', keys.send_insert, send, 'agent: send the message')
