@@ -138,6 +138,7 @@ async def test_lm_studio_vlm_gets_the_picture(start_server: Start, workspace: Pa
         (base64.b64encode(b"#!/bin/sh\necho hi\n").decode(), "image/png", "is not a PNG, JPEG, GIF or WebP"),
         (base64.b64encode(png(200, 200) + b"\0" * 4096).decode(), "image/png", "over the limit of 2048"),
     ],
+    ids=["malformed-base64", "not-a-picture", "oversize"],
 )
 async def test_a_bad_picture_is_refused_clearly_and_the_server_goes_on(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer, data: str, mime: str, error: str

@@ -64,8 +64,9 @@ export function chatHtml(a: WebviewAssets): string {
 <button id="jump" type="button" title="Jump to the latest message" hidden>↓ Latest</button>
 <footer id="composer">
   <div id="chips" aria-label="Attached context"></div>
+  <div id="images" aria-label="Attached images"></div>
   <div id="mention-list" role="listbox" hidden></div>
-  <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ to attach a file, Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
+  <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ to attach a file, paste or drop a picture, Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
   <div class="composer-actions">
     <button id="attach-selection" class="attach" type="button" title="Attach the editor's selection">Selection</button>
     <button id="attach-buffer" class="attach" type="button" title="Attach the active file">File</button>
