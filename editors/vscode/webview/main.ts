@@ -420,7 +420,7 @@ composer.addEventListener("dragover", (e) => {
   if (e.dataTransfer && [...e.dataTransfer.items].some((i) => i.kind === "file")) e.preventDefault();
 });
 composer.addEventListener("drop", (e) => {
-  const files = imageFiles(e.dataTransfer);
+  const files = [...(e.dataTransfer?.files ?? [])]; // every dropped file: one that is not a picture says so
   if (!files.length) return;
   e.preventDefault();
   void attachImages(files);
