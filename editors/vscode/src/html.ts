@@ -56,6 +56,7 @@ export function chatHtml(a: WebviewAssets): string {
   <p>It reads, searches and edits files and runs commands; every change and command is shown to you before it happens.</p>
   <ul>
     <li>Type <kbd>@</kbd> to attach a file; <b>Selection</b>, <b>File</b> and <b>Problems</b> attach what the editor shows.</li>
+    <li>Paste or drop a picture to send it to a model that can see.</li>
     <li><kbd>Enter</kbd> sends, <kbd>Shift+Enter</kbd> adds a line, <kbd>Escape</kbd> stops.</li>
     <li>The icons above start a new chat, open the history, pick the model and index the workspace.</li>
   </ul>
