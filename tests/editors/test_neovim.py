@@ -783,3 +783,5 @@ def test_image_mention_sends_a_checked_picture_and_refuses_the_rest(
     assert "#image nope.png: no such file" in errors
     assert len(fake_llm.chat_requests()) == 1 and not result["busy"]
     assert result["input_kept"] == ["look #image nope.png"]
+    assert result["loaded"]
+    assert "what is in #image shots/dot.png please\n(image: image/png)" in result["replayed"]

@@ -1,5 +1,5 @@
 -- `#image path` attaches a picture: one inside the workspace is sent as an ACP image block; a file that is not a
--- picture, or a path outside the workspace, is an error the user reads and nothing is sent.
+-- picture, or a path outside the workspace, is an error the user reads and nothing is sent; a reload names it.
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 
 H.run(function()
@@ -23,4 +23,10 @@ H.run(function()
   end, vim.list_slice(H.result.notifications, before + 1))
   H.result.input_kept = vim.api.nvim_buf_get_lines(chat.input_buf, 0, -1, false)
   H.result.busy = chat.busy
+  -- A reload replays the stored picture, named on its prompt.
+  require('agent.chat').load(chat, { sessionId = chat.session_id })
+  H.result.loaded = H.wait(30000, function()
+    return H.event('AgentSessionLoaded') ~= nil
+  end)
+  H.result.replayed = H.chat_text()
 end)

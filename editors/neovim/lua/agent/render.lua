@@ -25,7 +25,7 @@ local function content_text(block)
   elseif block.type == 'resource_link' then
     return block.uri
   elseif block.type == 'image' then
-    return ('(image: %s)'):format(block.mimeType or '?') -- a replayed picture: named, not drawn
+    return ('\n(image: %s)'):format(block.mimeType or '?') -- a replayed picture: named on its own line, not drawn
   end
 end
 
