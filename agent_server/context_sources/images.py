@@ -21,8 +21,6 @@ from ..llm.base import ModelInfo, Provider
 from ..messages import Image
 from ..turn.client import AgentClient
 
-IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-
 
 def sniff(raw: bytes) -> str | None:
     """The mime type the bytes are, or None for anything but the four formats every vision server reads."""
@@ -100,12 +98,13 @@ async def attach(
     the user is told in the chat and the model reads a note in their place."""
     if not images:
         return text, images
+    model, info = llm.model or "", None
     try:
-        info = (await resolve(client))[2]
+        _provider, model, info = await resolve(client)
     except AgentServerError:  # the server is down: the turn reports it; the pictures are not sent meanwhile
-        info = None
+        pass
     if can_see(info, llm.vision):
         return text, images
-    notice = acp.TextContent(text=not_sent_notice(llm.model or "", len(images)) + "\n\n")
+    notice = acp.TextContent(text=not_sent_notice(model, len(images)) + "\n\n")
     await client.session_update(session_id, acp.AgentMessageChunk(content=notice))
     return f"{text}\n\n{model_note(images)}".strip(), []
