@@ -94,6 +94,12 @@ class LLMConfig(Section):
     tool_mode: Literal["auto", "native", "prompt"] = "auto"
     """How tools reach the model: native tool calls, or schemas in the prompt and calls parsed from text."""
     embedding_model: str | None = None
+    vision: Literal["auto", "on", "off"] = "auto"
+    """Whether pictures in a prompt are sent to the model: `auto` trusts what the server reports (Ollama's
+    capabilities, llama.cpp's modalities, LM Studio's type), an unknown answer counting as no; `on` sends them
+    anyway (a server that does not say); `off` never (docs/images.md)."""
+    image_max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, le=50 * 1024 * 1024)
+    """The largest picture a prompt may carry (decoded bytes); a bigger one is refused with an error."""
     embedded: EmbeddedConfig = Field(default_factory=EmbeddedConfig)
 
     _check_url = field_validator("base_url")(_http_url)

@@ -23,6 +23,20 @@ class ToolCall:
     arguments_error: str | None = None
 
 
+@dataclass(frozen=True)
+class Image:
+    """A picture the user attached: checked (mime type by its magic bytes, size) before it gets here."""
+
+    mime_type: str  # image/png, image/jpeg, image/gif, image/webp
+    data: str  # base64, as the wire formats send it
+    name: str = ""  # where it came from (a file name), for the notes that stand in for it
+
+    @property
+    def size(self) -> int:
+        """Decoded bytes (from the base64 length)."""
+        return len(self.data) * 3 // 4 - self.data[-2:].count("=")
+
+
 @dataclass
 class Message:
     role: Role
@@ -33,6 +47,8 @@ class Message:
     tool_name: str | None = None  # role == "tool": the tool that ran (Ollama wants it)
     # Free-form data that is not sent to the model (e.g. {"nudge": "continuation"}, {"summary": True}).
     meta: dict[str, Any] = field(default_factory=dict)
+    # role == "user": pictures sent with the text to a vision model (context/images.py decides which are sent).
+    images: list[Image] = field(default_factory=list)
 
 
 @dataclass

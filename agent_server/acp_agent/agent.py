@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__, acp, config_layers, logging_setup
+from ..config import Settings
 from ..config_layers import LoadResult, load_layers, settle_trust
 from ..session.service import AgentService
 from ..stdio import claim_stdout
 from ..turn.live_session import Session
-from . import commands, options, sessions
+from . import commands, options, sessions, vision
 from .client import AcpClient
 from .rpc import INVALID_PARAMS, Connection, LineReader, RpcFailure
 
@@ -87,20 +88,23 @@ class AcpAgent:
         if self.service is None:
             workspace = Path(cwd).resolve() if cwd else Path.cwd()
             self.workspace = workspace
-            try:
-                self.loaded = load_layers(workspace=workspace, cli_overrides=self.cli_overrides)
-                for notice in self.loaded.notices():
-                    log.warning("%s", notice)
-                settings = self.loaded.settings
-            except Exception as exc:  # a bad setting must not stop the agent: run on defaults, say why
-                log.error("%s (running on defaults)", exc)
-                settings = config_layers.load(workspace=None, cli_overrides=self.cli_overrides)
+            settings = self._settings_for(workspace)
             logging_setup.remember_secrets(logging_setup.secrets_in(settings))
             self.service = AgentService(settings, [workspace], self.client)
             indexer = self.service.indexer
             if indexer is not None and settings.index.refresh_on_start and indexer.built_before:
                 indexer.start(self.client)
         return self.service
+
+    def _settings_for(self, workspace: Path) -> Settings:
+        try:
+            self.loaded = load_layers(workspace=workspace, cli_overrides=self.cli_overrides)
+            for notice in self.loaded.notices():
+                log.warning("%s", notice)
+            return self.loaded.settings
+        except Exception as exc:  # a bad setting must not stop the agent: run on defaults, say why
+            log.error("%s (running on defaults)", exc)
+            return config_layers.load(workspace=None, cli_overrides=self.cli_overrides)
 
     async def _describe(self, session: Session) -> dict[str, Any]:
         """What session/new and session/load answer besides the id: modes and config options."""
@@ -163,8 +167,11 @@ class AcpAgent:
         # Any protocolVersion is answered with the one we speak (1); the client decides whether it can go on.
         request = acp.InitializeRequest.model_validate(params)
         self.client.configure(request.client_capabilities)
+        settings = self.service.settings if self.service is not None else self._settings_for(self.workspace)
         capabilities = acp.AgentCapabilities(
-            session_capabilities={key: {} for key in SESSION_CAPABILITIES}, auth={"logout": {}}
+            prompt_capabilities=acp.PromptCapabilities(image=await vision.model_sees(settings)),
+            session_capabilities={key: {} for key in SESSION_CAPABILITIES},
+            auth={"logout": {}},
         )
         return acp.InitializeResponse(
             agent_capabilities=capabilities,

@@ -1,6 +1,13 @@
 """Checkpoints: every turn's file changes can be reviewed and undone (git private refs, or SQLite copies)."""
 
-from .manager import CheckpointLimits, CheckpointNotFoundError, CheckpointService, FileDiff, RestoreResult
+from .manager import (
+    CheckpointLimits,
+    CheckpointNotFoundError,
+    CheckpointService,
+    FileDiff,
+    RestoreResult,
+    from_settings,
+)
 from .records import CheckpointRecord
 
 __all__ = [
@@ -10,4 +17,5 @@ __all__ = [
     "CheckpointService",
     "FileDiff",
     "RestoreResult",
+    "from_settings",
 ]

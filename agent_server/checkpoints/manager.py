@@ -18,6 +18,7 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..config import CheckpointsConfig
 from ..errors import AgentServerError
 from ..store import Store
 from ..turn.client import AgentClient, FileChange, TextEdit
@@ -316,3 +317,10 @@ async def _put_back(root: str, item: _Found, client: AgentClient | None) -> None
             if await asyncio.to_thread(is_plain_path, root, rel) and _read(path) == data:
                 return
     await asyncio.to_thread(put_file, root, rel, data, item.old_mode)
+
+
+def from_settings(cfg: CheckpointsConfig, store: Store) -> CheckpointService | None:
+    """The checkpoint service `checkpoints.*` asks for; None when checkpoints are off."""
+    if not cfg.enabled:
+        return None
+    return CheckpointService(store, CheckpointLimits(cfg.max_per_session, cfg.max_age_days, cfg.max_file_bytes))

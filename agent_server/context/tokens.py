@@ -18,9 +18,13 @@ def estimate_text(text: str) -> int:
     return int(len(text) / CHARS_PER_TOKEN + 0.999) if text else 0
 
 
+# A picture sent with a message (context/images.py says why this many).
+IMAGE_TOKENS = 768
+
+
 def estimate_message(message: Message) -> int:
     chars = len(message.content) + len(message.thinking)
-    tokens = MESSAGE_OVERHEAD
+    tokens = MESSAGE_OVERHEAD + IMAGE_TOKENS * len(message.images)
     for call in message.tool_calls:
         chars += len(call.name) + len(json.dumps(call.arguments, ensure_ascii=False))
         tokens += TOOL_CALL_OVERHEAD

@@ -52,8 +52,7 @@ def prompt_text(blocks: list[acp.ContentBlock], roots: list[Path]) -> str:
                 parts.append(f"[binary resource `{name}` omitted]")
         elif isinstance(block, acp.ResourceLink):
             parts.append(_linked(block, roots))
-        elif isinstance(block, acp.ImageContent):
-            parts.append("[image omitted: this model input is text only]")
+        # Image blocks are not text: context_sources/images.py checks them and decides whether the model sees them.
     return "\n\n".join(p for p in parts if p)
 
 

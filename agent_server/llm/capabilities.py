@@ -107,7 +107,16 @@ _RESTARTABLE = ("llama.cpp", "lmstudio")
 
 def _runtime_changed(old: ModelInfo, new: ModelInfo) -> bool:
     """A server restarted with another window, another template or another model file behind the same URL."""
-    keys = ("n_ctx", "chat_template_caps", "model_alias", "loaded_context_length", "capabilities", "embedded")
+    keys = (
+        "n_ctx",
+        "chat_template_caps",
+        "model_alias",
+        "loaded_context_length",
+        "capabilities",
+        "embedded",
+        "modalities",
+        "type",
+    )
     old_facts, new_facts = old.details.get("server_facts") or {}, new.details.get("server_facts") or {}
     return (old.context_length, old.supports_tools) != (new.context_length, new.supports_tools) or any(
         old_facts.get(k) != new_facts.get(k) for k in keys

@@ -35,6 +35,8 @@ def new_call_id() -> str:
 def message_to_wire(msg: Message) -> dict[str, Any]:
     """Native history: tool-call arguments as objects, tool results carry `tool_name`."""
     out: dict[str, Any] = {"role": msg.role, "content": msg.content}
+    if msg.images:
+        out["images"] = [image.data for image in msg.images]  # bare base64: Ollama sniffs the format itself
     if msg.role == "assistant" and msg.tool_calls:
         out["tool_calls"] = [
             {"id": c.id, "function": {"index": i, "name": c.name, "arguments": c.arguments}}

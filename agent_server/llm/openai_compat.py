@@ -28,6 +28,13 @@ PROBE_TIMEOUT_S = 3.0
 def message_to_wire(msg: Message) -> dict[str, Any]:
     """OpenAI history: string arguments, `content: null` beside tool calls, results keyed by `tool_call_id`."""
     out: dict[str, Any] = {"role": msg.role, "content": msg.content}
+    if msg.images:
+        # Content parts: the text, then each picture as a data URL (llama.cpp with --mmproj, LM Studio, vLLM).
+        parts: list[dict[str, Any]] = [{"type": "text", "text": msg.content}] if msg.content else []
+        for image in msg.images:
+            url = f"data:{image.mime_type};base64,{image.data}"
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+        out["content"] = parts
     if msg.role == "assistant" and msg.tool_calls:
         out["content"] = msg.content or None
         out["tool_calls"] = [

@@ -56,6 +56,8 @@ def apply_llamacpp_props(info: ModelInfo, props: dict[str, Any]) -> ModelInfo:
     if isinstance(modalities, dict) and isinstance(modalities.get("vision"), bool):
         info.supports_vision = modalities["vision"]
     server: dict[str, Any] = {"server": "llama.cpp"}
+    if isinstance(modalities, dict):  # kept so a restart with or without --mmproj replaces the cached entry
+        server["modalities"] = {k: v for k, v in modalities.items() if isinstance(v, bool)}
     for key in ("model_alias", "total_slots", "build_info"):
         if key in props and isinstance(props[key], str | int):
             server[key] = props[key]
@@ -80,6 +82,8 @@ def apply_lmstudio_model(info: ModelInfo, entry: dict[str, Any]) -> ModelInfo:
     if isinstance(kind, str):
         info.supports_vision = kind == "vlm"
         info.supports_embeddings = kind == "embeddings"
+    if isinstance(caps, list) and "vision" in caps:  # newer LM Studio builds list it beside tool_use
+        info.supports_vision = True
     server: dict[str, Any] = {"server": "lmstudio"}
     for key in ("state", "loaded_context_length", "max_context_length", "capabilities", "type", "arch"):
         if key in entry:

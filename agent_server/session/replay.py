@@ -25,6 +25,9 @@ def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.Sessio
                 text = str(message.meta.get("display") or message.content)
                 # Its own id: two prompts in a row (the first turn failed) stay two messages in the editor.
                 yield acp.UserMessageChunk(content=acp.TextContent(text=text), message_id=f"user-{index}")
+                for image in message.images:  # the pictures as the user sent them, whether the model saw them or not
+                    picture = acp.ImageContent(data=image.data, mime_type=image.mime_type)
+                    yield acp.UserMessageChunk(content=picture, message_id=f"user-{index}")
         elif message.role == "assistant":
             if message.thinking:
                 yield acp.AgentThoughtChunk(content=acp.TextContent(text=message.thinking))

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import acp
 from ..agents import Profile, modes
-from ..checkpoints import CheckpointLimits, CheckpointService, RestoreResult
+from ..checkpoints import CheckpointService, RestoreResult, from_settings
 from ..checkpoints import hook as checkpointing
 from ..config import Settings
 from ..context import estimate_message
-from ..context_sources import auto_context, mcp_mentions
+from ..context_sources import auto_context, images, mcp_mentions
 from ..context_sources.commands import Invocation
 from ..context_sources.content import display_text, prompt_text
 from ..context_sources.hot_context import with_hot_context
@@ -26,7 +26,7 @@ from ..errors import AgentServerError, InvalidParamsError, LLMError, LLMHTTPErro
 from ..index.service import IndexService
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
-from ..messages import Message
+from ..messages import Image, Message
 from ..session import chat_models
 from ..store import Store
 from ..tools.base import Services
@@ -48,13 +48,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-def _checkpoints(settings: Settings, store: Store) -> CheckpointService | None:
-    cfg = settings.checkpoints
-    if not cfg.enabled:
-        return None
-    return CheckpointService(store, CheckpointLimits(cfg.max_per_session, cfg.max_age_days, cfg.max_file_bytes))
-
-
 class AgentService:
     """Owns the live sessions and the shared parts (provider, store, tools); runs one turn per session at a time."""
 
@@ -74,7 +67,7 @@ class AgentService:
         self.store = Store(settings.database_path())
         self.tools = ToolRegistry(builtin_tools(settings), result_limit=settings.tools.result_limit)
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
-        self.checkpoints = _checkpoints(settings, self.store)
+        self.checkpoints = from_settings(settings.checkpoints, self.store)
         self.modes = modes.ModeManager(self.store, lambda: self.settings.agent.mode)
         self.rules = RulesCache()  # rules files per workspace, read again only when one changes
         self.idle = asyncio.Event()  # set while no turn runs: background work (embeddings) waits for it
@@ -363,6 +356,7 @@ class AgentService:
         if session.busy:
             raise AgentServerError(f"session {session_id} is already running a turn; cancel it first")
         shown = display_text(blocks, session.roots)
+        pictures = images.prompt_images(blocks, self.settings.llm.image_max_bytes)  # a bad one fails here, alone
 
         async def start() -> acp.StopReason:
             # A leading `/command` (a prompt file or an MCP prompt) becomes its text, and `@server:uri` mentions
@@ -370,7 +364,8 @@ class AgentService:
             expanded, invocation = await invoke(blocks, session.cwd, session.mcp)
             expanded = await mcp_mentions.resolve(expanded, session.mcp)
             text = prompt_text(expanded, session.roots)
-            return await self._turn(session, text, client, shown, invocation)
+            text, sent = await images.attach(text, pictures, self.settings.llm, self.provider, client, session.id)
+            return await self._turn(session, text, client, shown, invocation, sent)
 
         task = asyncio.ensure_future(start())
         session.turn = task
@@ -406,7 +401,13 @@ class AgentService:
         return [c.advertised() for c in await session_commands(session.cwd, session.mcp)]
 
     async def _turn(
-        self, session: Session, text: str, client: AgentClient, shown: str = "", invocation: Invocation | None = None
+        self,
+        session: Session,
+        text: str,
+        client: AgentClient,
+        shown: str = "",
+        invocation: Invocation | None = None,
+        pictures: list[Image] | None = None,
     ) -> acp.StopReason:
         relay = UpdateRelay(client, session.id)
 
@@ -440,8 +441,8 @@ class AgentService:
         content = with_hot_context(text, session.history, settings.agent.hot_context_tokens)
         shaped, content = await with_edit_format(self, session, shaped, text, content, client)
         settings = shaped.settings
-        display = shown or text
-        await record(Message(role="user", content=content, meta={"display": display} if display != content else {}))
+        meta = {"display": shown or text} if (shown or text) != content else {}
+        await record(Message(role="user", content=content, meta=meta, images=pictures or []))
         turn_message_id = session.store_version[0] if session.store_version else 0
         if session.title is None:
             session.title = title_from_prompt(text)

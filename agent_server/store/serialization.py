@@ -8,7 +8,10 @@ from dataclasses import asdict
 from typing import Any
 
 from ..errors import StoreError
-from ..messages import Message, ToolCall
+from ..messages import Image, Message, ToolCall
+
+# Images ride in the meta column (no schema change): base64 as sent, so a resumed session can send them again.
+IMAGES_KEY = "_images"
 
 MESSAGE_COLUMNS = ("role", "content", "thinking", "tool_calls", "tool_call_id", "tool_name", "meta", "token_count")
 
@@ -16,7 +19,10 @@ MESSAGE_COLUMNS = ("role", "content", "thinking", "tool_calls", "tool_call_id", 
 def message_values(message: Message, token_count: int | None) -> tuple[Any, ...]:
     try:
         tool_calls = json.dumps([asdict(call) for call in message.tool_calls], ensure_ascii=False)
-        meta = json.dumps(message.meta, ensure_ascii=False)
+        meta_obj = message.meta
+        if message.images:
+            meta_obj = {**meta_obj, IMAGES_KEY: [asdict(image) for image in message.images]}
+        meta = json.dumps(meta_obj, ensure_ascii=False)
     except (TypeError, ValueError) as exc:
         raise StoreError(f"message is not serializable: {exc}") from exc
     return (
@@ -38,6 +44,13 @@ def row_to_message(row: sqlite3.Row) -> Message:
         )
         for c in json.loads(row["tool_calls"])
     ]
+    meta = json.loads(row["meta"])
+    stored = meta.pop(IMAGES_KEY, None) if isinstance(meta, dict) else None
+    images = [
+        Image(mime_type=str(i.get("mime_type")), data=str(i.get("data")), name=str(i.get("name") or ""))
+        for i in (stored if isinstance(stored, list) else [])
+        if isinstance(i, dict) and i.get("data")
+    ]
     return Message(
         role=row["role"],
         content=row["content"],
@@ -45,5 +58,6 @@ def row_to_message(row: sqlite3.Row) -> Message:
         tool_calls=calls,
         tool_call_id=row["tool_call_id"],
         tool_name=row["tool_name"],
-        meta=json.loads(row["meta"]),
+        meta=meta,
+        images=images,
     )

@@ -29,6 +29,7 @@ from ..context import (
     prune_tool_results,
     summarizer_prompt,
 )
+from ..context.images import can_see, images_for_request
 from ..context.tokens import CHARS_PER_TOKEN
 from ..errors import ContextOverflowError
 from ..llm.base import ChatRequest, GenerationOptions, ModelInfo, Provider, ToolSpec
@@ -121,6 +122,8 @@ class ContextStep:
         system = self._system(turn, specs)
         never = {t for t in turn.tools.names() if getattr(turn.tools.get(t), "never_compress", False)}
         history = prune_tool_results(turn.session.history, cfg.keep_full_turns, cfg.old_result_chars, never)
+        # Pictures: the latest prompt's only, and none to a model that cannot see (context/images.py).
+        history = images_for_request(history, can_see(self.model_info, self.settings.llm.vision))
         messages = [Message(role="system", content=system), *history]
         extra = 0 if self.prompt_tools else estimate_tools(specs)
         messages = await self._fit(turn, messages, extra, never, force=self.force_compaction)

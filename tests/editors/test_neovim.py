@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -751,3 +752,36 @@ def test_a_replay_keeps_two_prompts_in_a_row_as_two_messages(nvim: Nvim, fake_ll
     chat = result["chat"]
     assert chat.count("## You") == 2, chat
     assert "## You\none\n" in chat and "## You\ntwo\n" in chat, chat
+
+
+def test_image_mention_sends_a_checked_picture_and_refuses_the_rest(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    from tests.e2e.test_images import png
+
+    picture = png()
+    (workspace / "shots").mkdir()
+    (workspace / "shots" / "dot.png").write_bytes(picture)
+    (workspace / "notes.txt").write_text("not a picture\n")
+    (workspace.parent / "outside.png").write_bytes(picture)
+    fake_llm.set_vision(True)
+    result = nvim.run("image.lua")
+    assert result["waited"]
+    text, image = result["prompt"]
+    assert text == {"type": "text", "text": "what is in #image shots/dot.png please"}
+    assert image["type"] == "image" and image["mimeType"] == "image/png"
+    assert base64.b64decode(image["data"]) == picture
+    assert "(image: `shots/dot.png`)" in result["chat"]
+    # What reached the model: Ollama's images beside the text.
+    user = [m for m in fake_llm.chat_requests()[0].json["messages"] if m["role"] == "user"][-1]
+    assert user["images"] == [base64.b64encode(picture).decode()]
+    # Each bad one: an error naming it, nothing sent, the message kept in the input.
+    errors = "\n".join(result["errors"])
+    assert "#image notes.txt: not a PNG, JPEG, GIF or WebP picture" in errors
+    assert "#image ../outside.png: outside the workspace" in errors
+    assert "#image shots: not a regular file" in errors
+    assert "#image nope.png: no such file" in errors
+    assert len(fake_llm.chat_requests()) == 1 and not result["busy"]
+    assert result["input_kept"] == ["look #image nope.png"]
+    assert result["loaded"]
+    assert "what is in #image shots/dot.png please\n(image: image/png)" in result["replayed"]

@@ -48,6 +48,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
 
@@ -656,6 +657,8 @@ class FakeLLMServer:
         # Fill-in-the-middle answers by the text before the cursor on its line (stripped), ahead of the queue: an
         # editor sends requests whenever it likes, so editor tests answer by where the cursor is, not by order.
         self.fim_by_line: dict[str, Reply] = {}
+        # Each chat request body appended to this file as one JSON line (editor tests read what reached the model).
+        self.body_log: Path | None = None
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -734,6 +737,14 @@ class FakeLLMServer:
         with self._lock:
             return len(self._queue)
 
+    def set_vision(self, on: bool = True) -> None:
+        """The models read images (or not): "vision" in Ollama's /api/show capabilities, and llama.cpp's /props
+        `modalities.vision` when `props` is set (as a server started with or without --mmproj answers)."""
+        for md in self.models:
+            md.capabilities = [c for c in md.capabilities if c != "vision"] + (["vision"] if on else [])
+        if self.props is not None:
+            self.props["modalities"] = {**(self.props.get("modalities") or {}), "vision": on}
+
     def chat_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.endswith(("/api/chat", "/chat/completions"))]
 
@@ -774,6 +785,9 @@ class FakeLLMServer:
                     parsed = None
                 req = RecordedRequest(method, target.split("?")[0], parsed, headers, body)
                 req.query = target.partition("?")[2]
+                if self.body_log is not None and req.path.endswith(("/api/chat", "/chat/completions")):
+                    with self.body_log.open("a", encoding="utf-8") as fh:
+                        fh.write(_dumps({"path": req.path, "json": parsed}) + "\n")
                 with self._cond:
                     self.requests.append(req)
                     self._cond.notify_all()
@@ -1207,11 +1221,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", action="append", help="model name to list (repeatable)")
     parser.add_argument("--default", default="ok", help="text of the reply used when the script is exhausted")
     parser.add_argument("--fim-by-line", help='JSON file: {"text before the cursor on its line": reply} for FIM')
+    parser.add_argument("--vision", action="store_true", help="the models report the vision capability")
+    parser.add_argument("--log-bodies", help="file: each chat request body appended as a JSON line")
     args = parser.parse_args(argv)
     fake = FakeLLMServer(port=args.port)
     if args.model:
         fake.models = [FakeModel(name=n) for n in args.model]
     fake.default_reply = Reply.text(args.default)
+    if args.vision:
+        fake.set_vision(True)
+    if args.log_bodies:
+        fake.body_log = Path(args.log_bodies)
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
             fake.script(*(Reply.from_dict(d) for d in json.load(fh)))

@@ -195,3 +195,32 @@ def test_cli_serves_a_script_as_a_process(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(5)
+
+
+def test_cli_reports_vision_and_logs_chat_bodies(tmp_path: Path) -> None:
+    log = tmp_path / "bodies.jsonl"
+    root = Path(__file__).resolve().parents[2]
+    cmd = [sys.executable, "-m", "tests.fakes.fake_llm", "--model", "llava:7b", "--vision", "--log-bodies", str(log)]
+    proc = subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().split()[1]
+        assert "vision" in httpx.post(url + "/api/show", json={"model": "llava:7b"}).json()["capabilities"]
+        message = {"role": "user", "content": "what is it?", "images": ["iVBORw0KGgo="]}
+        httpx.post(url + "/api/chat", json={"model": "llava:7b", "messages": [message]})
+        logged = [json.loads(line) for line in log.read_text().splitlines()]
+        assert logged == [{"path": "/api/chat", "json": {"model": "llava:7b", "messages": [message]}}]
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def test_set_vision_answers_in_both_servers_words(fake_llm: FakeLLMServer) -> None:
+    from tests.fakes import recorded
+
+    fake_llm.props = recorded.props()
+    fake_llm.set_vision(True)
+    assert httpx.get(fake_llm.url + "/props").json()["modalities"] == {"audio": False, "video": False, "vision": True}
+    assert "vision" in httpx.post(fake_llm.url + "/api/show", json={"model": "qwen3:8b"}).json()["capabilities"]
+    fake_llm.set_vision(False)
+    assert httpx.get(fake_llm.url + "/props").json()["modalities"]["vision"] is False

@@ -71,6 +71,13 @@ def test_named_files_are_existing_workspace_files_only(tmp_path: Path) -> None:
     assert named_files(text, [tmp_path]) == ["calc.py", "src/app.py"]
 
 
+def test_a_named_picture_is_not_a_file_to_read_first(tmp_path: Path) -> None:
+    """`#image shot.png` attaches the picture: the model is not told to read_file a PNG before answering."""
+    (tmp_path / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "calc.py").write_text("x")
+    assert named_files("what is in #image shot.png, next to calc.py?", [tmp_path]) == ["calc.py"]
+
+
 def test_an_offered_tool_named_without_an_arguments_key_is_a_call() -> None:
     """Qwen2.5-Coder-0.5B, recorded: ```json {"name": "task_completion", "summary": "Completed"} ``` was shown."""
     text = '```json\n{"name": "task_completion", "summary": "Completed"}\n```'

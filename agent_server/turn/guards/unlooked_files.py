@@ -17,6 +17,8 @@ from ...tools.sandbox import read_regular
 # `calc.py`, `src/app.ts`, `scripts/quickstart.sh`, `docs/`, `Makefile`-less names are not guessed.
 _PATHISH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,10}|(?:[\w.-]+/)+[\w.-]+)(?![\w/-])")
 MAX_NAMES = 3
+# Pictures: read_file cannot show one, and one named in a request was usually attached (`#image shot.png`).
+PICTURE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".svg", ".ico"})
 
 
 def named_files(text: str, roots: list[Path]) -> list[str]:
@@ -24,6 +26,8 @@ def named_files(text: str, roots: list[Path]) -> list[str]:
     found: list[str] = []
     for match in _PATHISH.finditer(text):
         name = match.group(1).rstrip(".")
+        if Path(name).suffix.lower() in PICTURE_SUFFIXES:
+            continue
         for root in roots:
             try:
                 path = (root / name).resolve()

@@ -2,7 +2,7 @@
 
 import type { McpResource } from "./mcpResources";
 import type { SlashCommand } from "./slashCommands";
-import type { FromWebview, Mention, ToWebview } from "./messages";
+import type { FromWebview, Mention, PromptImage, ToWebview } from "./messages";
 import { mergeProfiles, type AgentProfileInfo } from "./modes";
 import {
   attachmentLabel,
@@ -215,7 +215,7 @@ export class ChatController {
         if (!this.models) void this.refreshModels();
         return;
       case "send":
-        return this.send(message.text, message.mentions ?? []);
+        return this.send(message.text, message.mentions ?? [], message.images ?? []);
       case "retry":
         if (this.lastPrompt) return this.prompt(this.lastPrompt.blocks, this.lastPrompt.attachments);
         return;
@@ -277,10 +277,12 @@ export class ChatController {
     return this.rpc;
   }
 
-  /** A prompt typed in the chat, with its chips as resource blocks before the text. */
-  private async send(text: string, mentions: Mention[]): Promise<void> {
+  /** A prompt typed in the chat: its chips as resource blocks before the text, its pictures as image blocks after. */
+  private async send(text: string, mentions: Mention[], images: PromptImage[]): Promise<void> {
     const context = mentions.length && this.host.editor ? await this.host.editor.mentionBlocks(mentions) : [];
-    await this.prompt([...context, { type: "text", text }], mentions.map((m) => m.label));
+    const pictures = images.map((i): ContentBlock => ({ type: "image", mimeType: i.mimeType, data: i.data }));
+    const labels = [...mentions.map((m) => m.label), ...images.map((i) => i.name)];
+    await this.prompt([...context, { type: "text", text }, ...pictures], labels);
   }
 
   /** Sends a prompt in the current session (creating one first); resolves when the turn ends. A prompt sent while

@@ -56,6 +56,7 @@ export function chatHtml(a: WebviewAssets): string {
   <p>It reads, searches and edits files and runs commands; every change and command is shown to you before it happens.</p>
   <ul>
     <li>Type <kbd>@</kbd> to attach a file; <b>Selection</b>, <b>File</b> and <b>Problems</b> attach what the editor shows.</li>
+    <li>Paste or drop a picture to send it to a model that can see.</li>
     <li><kbd>Enter</kbd> sends, <kbd>Shift+Enter</kbd> adds a line, <kbd>Escape</kbd> stops.</li>
     <li>The icons above start a new chat, open the history, pick the model and index the workspace.</li>
   </ul>
@@ -64,8 +65,9 @@ export function chatHtml(a: WebviewAssets): string {
 <button id="jump" type="button" title="Jump to the latest message" hidden>↓ Latest</button>
 <footer id="composer">
   <div id="chips" aria-label="Attached context"></div>
+  <div id="images" aria-label="Attached images"></div>
   <div id="mention-list" role="listbox" hidden></div>
-  <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ to attach a file, Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
+  <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ to attach a file, paste or drop a picture, Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
   <div class="composer-actions">
     <button id="attach-selection" class="attach" type="button" title="Attach the editor's selection">Selection</button>
     <button id="attach-buffer" class="attach" type="button" title="Attach the active file">File</button>

@@ -46,9 +46,17 @@ export interface Mention {
   languageId?: string;
 }
 
+/** A picture pasted or dropped into the composer, sent as an ACP `image` block. */
+export interface PromptImage {
+  name: string;
+  mimeType: string;
+  /** base64, without the data: prefix */
+  data: string;
+}
+
 export type FromWebview =
   | { type: "ready" }
-  | { type: "send"; text: string; mentions?: Mention[] }
+  | { type: "send"; text: string; mentions?: Mention[]; images?: PromptImage[] }
   | { type: "openDiff"; path: string; oldText?: string | null; newText: string }
   | { type: "openFile"; path: string; line?: number }
   | { type: "searchFiles"; query: string }

@@ -17,7 +17,8 @@ export type ContentBlock =
       resource: { uri: string; text: string; mimeType?: string };
       _meta?: { range?: Range };
     }
-  | { type: "resource_link"; uri: string; name: string };
+  | { type: "resource_link"; uri: string; name: string }
+  | { type: "image"; mimeType: string; data: string; uri?: string };
 
 export type ToolContent =
   | { type: "content"; content: { type: string; text?: string } }
@@ -171,6 +172,7 @@ export function selectionPrompt(question: string, selection: Selection): Content
 /** A short label for a resource attachment shown in the user's bubble, e.g. `main.py:3-10` (1-based lines). */
 export function attachmentLabel(block: ContentBlock): string | undefined {
   if (block.type === "resource_link") return block.name;
+  if (block.type === "image") return block.uri?.split("/").pop() ?? "image";
   if (block.type !== "resource") return undefined;
   const name = decodeURIComponent(block.resource.uri.split("/").pop() ?? block.resource.uri);
   const range = block._meta?.range;

@@ -213,3 +213,12 @@ test("two replayed prompts in a row (different message ids) stay two user messag
     ],
   );
 });
+
+test("a replayed prompt's picture is named on its bubble", () => {
+  const t = new Transcript();
+  t.apply({ type: "update", update: { sessionUpdate: "user_message_chunk", messageId: "user-0", content: { type: "text", text: "what is this?" } } } as ToWebview);
+  t.apply({ type: "update", update: { sessionUpdate: "user_message_chunk", messageId: "user-0", content: { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" } } } as ToWebview);
+  const users = t.items.filter((i) => i.kind === "user");
+  assert.equal(users.length, 1);
+  assert.deepEqual((users[0] as { attachments: string[] }).attachments, ["image"]);
+});

@@ -3,7 +3,8 @@
 import { mentionQuery } from "../src/mentions";
 import { firstArgument, matchResources, resourceLabel, type McpResource } from "../src/mcpResources";
 import { commandLabel, commandQuery, matchCommands, type SlashCommand } from "../src/slashCommands";
-import type { FromWebview, Mention, ToWebview } from "../src/messages";
+import type { FromWebview, Mention, PromptImage, ToWebview } from "../src/messages";
+import { imageFiles, readImage, thumbnails } from "./images";
 import { modelDescription } from "../src/models";
 import { modeLabel } from "../src/modes";
 import { formatUsage, renderItem, setWorkspaceRoot } from "./render";
@@ -31,6 +32,8 @@ const serverStatus = $("server-status");
 const welcome = $("welcome");
 const jump = $<HTMLButtonElement>("jump");
 const chips = $("chips");
+const imageStrip = $("images");
+const composer = $("composer");
 const mentionList = $("mention-list");
 
 const dirty = new Set<string>();
@@ -38,6 +41,8 @@ let frame = 0;
 /** Follow new output: true at the bottom, false once the user scrolls up, true again on send or "jump". */
 let follow = true;
 let mentions: Mention[] = [];
+/** Pictures pasted or dropped into the composer, sent with the next prompt. */
+let images: PromptImage[] = [];
 /** The open completion: `@` files (`values` are paths) or `/` commands (`values` are names, `labels` shown). */
 let completion:
   | {
@@ -333,12 +338,28 @@ function apply(message: ToWebview): void {
   if (dirty.size && !frame) frame = requestAnimationFrame(renderItems);
 }
 
+function renderImages(): void {
+  imageStrip.replaceChildren(...thumbnails(images));
+}
+
+/** Pasted or dropped files: the pictures are attached (thumbnails); a file that cannot be sent says why. */
+async function attachImages(files: File[]): Promise<void> {
+  for (const file of files) {
+    const read = await readImage(file);
+    if (typeof read === "string") apply({ type: "error", message: `Image not attached: ${read}` });
+    else images.push(read);
+  }
+  renderImages();
+}
+
 function submit(): void {
   const text = prompt.value.trim();
-  if (!text || transcript.busy) return;
-  post({ type: "send", text, mentions });
+  if ((!text && !images.length) || transcript.busy) return;
+  post({ type: "send", text, mentions, images });
   prompt.value = "";
   mentions = [];
+  images = [];
+  renderImages();
   renderChips();
   completion = undefined;
   renderCompletion();
@@ -388,6 +409,27 @@ document.addEventListener("keydown", (e) => {
     e.preventDefault();
     post({ type: "stop" });
   }
+});
+prompt.addEventListener("paste", (e) => {
+  const files = imageFiles(e.clipboardData);
+  if (!files.length) return; // text pastes as usual
+  e.preventDefault();
+  void attachImages(files);
+});
+composer.addEventListener("dragover", (e) => {
+  if (e.dataTransfer && [...e.dataTransfer.items].some((i) => i.kind === "file")) e.preventDefault();
+});
+composer.addEventListener("drop", (e) => {
+  const files = [...(e.dataTransfer?.files ?? [])]; // every dropped file: one that is not a picture says so
+  if (!files.length) return;
+  e.preventDefault();
+  void attachImages(files);
+});
+imageStrip.addEventListener("click", (e) => {
+  const x = (e.target as HTMLElement).closest<HTMLElement>("[data-image]");
+  if (!x) return;
+  images.splice(Number(x.dataset.image), 1);
+  renderImages();
 });
 send.addEventListener("click", submit);
 stop.addEventListener("click", () => post({ type: "stop" }));

@@ -228,6 +228,12 @@ export class Transcript {
           case "agent_thought_chunk":
           case "user_message_chunk": {
             const content = (u as { content?: { type?: string; text?: string } }).content;
+            const prompt = this.last();
+            if (u.sessionUpdate === "user_message_chunk" && content?.type === "image" && prompt?.kind === "user") {
+              prompt.attachments.push("image"); // a replayed picture: named on its prompt's bubble, not drawn again
+              touch(prompt);
+              break;
+            }
             if (content?.type !== "text" || !content.text) break;
             const kind =
               u.sessionUpdate === "agent_message_chunk"

@@ -13,7 +13,7 @@ local ns_help = vim.api.nvim_create_namespace('agent_chat_help')
 --- What an empty chat shows (virtual lines: not part of the conversation).
 M.HELP = {
   'Type a message below and press <CR> (normal mode) or <C-s> (insert mode) to send it.',
-  ":'<,'>AgentAsk asks about a selection; @path (<C-x><C-u> completes), #buffer, #diagnostics attach context; /command<C-x><C-u> runs your prompt files.",
+  ":'<,'>AgentAsk asks about a selection; @path (<C-x><C-u> completes), #buffer, #diagnostics, #image file.png attach context; /command<C-x><C-u> runs your prompt files.",
   ':AgentSessions resumes a stored session, :AgentModel picks the model, :AgentStop (<C-c>) stops a turn.',
   ':AgentMode picks the mode (code, ask, plan, ...), :AgentCheckpoints reviews or undoes what a turn changed.',
   'Tool calls that change something ask first: a window shows the diff or the command (a = allow, r = reject).',
@@ -438,9 +438,14 @@ local function input_buffer(chat)
     if text == '' then
       return
     end
+    local blocks, problems = require('agent.mentions').blocks(text, chat.root, chat.origin_buf)
+    if #problems > 0 then -- the message stays in the input, to fix and send again
+      vim.notify('agent: ' .. table.concat(problems, '\n'), vim.log.levels.ERROR)
+      return
+    end
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
     vim.cmd('stopinsert')
-    M.send(chat, require('agent.mentions').blocks(text, chat.root, chat.origin_buf))
+    M.send(chat, blocks)
   end
   map(buf, 'n', keys.send, send, 'agent: send the message')
   map(buf, 'i', keys.send_insert, send, 'agent: send the message')

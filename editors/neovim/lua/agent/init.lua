@@ -104,7 +104,12 @@ function M.chat(prompt)
   local chat_mod = require('agent.chat')
   chat_mod.open(chat, true) -- remembers the buffer #buffer refers to
   if prompt and vim.trim(prompt) ~= '' then
-    chat_mod.send(chat, require('agent.mentions').blocks(prompt, chat.root, chat.origin_buf))
+    local blocks, problems = require('agent.mentions').blocks(prompt, chat.root, chat.origin_buf)
+    if #problems > 0 then
+      vim.notify('agent: ' .. table.concat(problems, '\n'), vim.log.levels.ERROR)
+      return
+    end
+    chat_mod.send(chat, blocks)
   end
 end
 

@@ -62,12 +62,14 @@ end
 
 --- The content blocks of a typed message: the text as typed, then one block per mention.
 --- `@path` (relative to the workspace root, or absolute) attaches a file; `#buffer` the buffer the chat was opened
---- from, `#diagnostics` its diagnostics. A mention of something that does not exist stays plain text.
+--- from, `#diagnostics` its diagnostics; `#image path` a picture (agent.images). A mention of something that does
+--- not exist stays plain text, except `#image`: a picture that cannot be attached is a problem the caller shows.
 ---@param text string
 ---@param root string
 ---@param origin integer|nil buffer the chat was opened from
----@return table[]
+---@return table[] blocks, string[] problems
 function M.blocks(text, root, origin)
+  local problems = {}
   local blocks = { { type = 'text', text = text } }
   local seen = {}
   local function add(key, make)
@@ -79,9 +81,20 @@ function M.blocks(text, root, origin)
       end
     end
   end
-  for word in text:gmatch('[^%s]+') do
+  local words = vim.split(text, '%s+', { trimempty = true })
+  for i, word in ipairs(words) do
     local mention = word:gsub('[%.,;:!?%)]+$', '')
-    if mention:sub(1, 1) == '@' and #mention > 1 then
+    if mention == '#image' then
+      local arg = words[i + 1] and words[i + 1]:gsub('[,;!?%)]+$', '') or nil
+      local block, err = require('agent.images').block(arg, root)
+      if block then
+        add('#image ' .. block.uri, function()
+          return block
+        end)
+      else
+        table.insert(problems, err)
+      end
+    elseif mention:sub(1, 1) == '@' and #mention > 1 then
       local rel = mention:sub(2)
       local path = vim.fs.normalize(rel:sub(1, 1) == '/' and rel or (root .. '/' .. rel))
       if vim.fn.filereadable(path) == 1 then
@@ -99,7 +112,7 @@ function M.blocks(text, root, origin)
       end)
     end
   end
-  return blocks
+  return blocks, problems
 end
 
 --- Workspace files for `@` completion (git's list when the root is a repository; a bounded walk otherwise).
@@ -132,7 +145,7 @@ function M.complete(findstart, base)
   end
   local items = {}
   if base:sub(1, 1) == '#' then
-    for _, word in ipairs({ '#buffer', '#diagnostics' }) do
+    for _, word in ipairs({ '#buffer', '#diagnostics', '#image' }) do
       if vim.startswith(word, base) then
         table.insert(items, word)
       end

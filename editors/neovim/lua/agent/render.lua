@@ -24,6 +24,8 @@ local function content_text(block)
     return block.resource.text
   elseif block.type == 'resource_link' then
     return block.uri
+  elseif block.type == 'image' then
+    return ('\n(image: %s)'):format(block.mimeType or '?') -- a replayed picture: named on its own line, not drawn
   end
 end
 
@@ -153,6 +155,10 @@ function M.prompt_text(blocks)
     elseif b.type == 'resource_link' then
       local ok, fname = pcall(vim.uri_to_fname, b.uri)
       table.insert(parts, ('(file: `%s`)'):format(vim.fn.fnamemodify(ok and fname or b.uri, ':.')))
+    elseif b.type == 'image' then
+      local ok, fname = pcall(vim.uri_to_fname, b.uri or '')
+      local name = ok and b.uri and vim.fn.fnamemodify(fname, ':.') or b.mimeType or 'image'
+      table.insert(parts, ('(image: `%s`)'):format(name))
     end
   end
   return table.concat(parts, '\n')

@@ -60,7 +60,8 @@ async function until(what, fn, timeoutMs = 30000, everyMs = 100) {
 }
 
 function startFakeLlm(env) {
-  const proc = spawn(python, ["-m", "tests.fakes.fake_llm", "--port", "0", "--model", MODEL, "--model", MODEL_B], {
+  // --vision: the models report Ollama's vision capability (the image scenario's picture is sent to them).
+  const proc = spawn(python, ["-m", "tests.fakes.fake_llm", "--port", "0", "--model", MODEL, "--model", MODEL_B, "--vision"], {
     cwd: repoRoot,
     env,
     stdio: ["ignore", "pipe", "inherit"],
@@ -604,6 +605,46 @@ async function main() {
       for (const part of ["From `calc.py`", "def mul(a, b):", "From `greet.py`", 'return "hello " + name', "What do @calc.py and this file do?"]) {
         if (!last.includes(part)) throw new Error(`the prompt the LLM got lacks ${JSON.stringify(part)}:\n${last}`);
       }
+      await turnEnded();
+    });
+
+    await scenario("a pasted image shows as a removable thumbnail and reaches the LLM; a dropped non-image is refused", async () => {
+      // A 1x1 PNG, pasted into the prompt and dropped onto the composer as the browser delivers them (a DataTransfer
+      // of File objects), then removed once and pasted again.
+      const PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGNgYGAAAAAEAAH2FzhVAAAAAElFTkSuQmCC";
+      const deliver = (kind, name, type, b64) =>
+        frame.evaluate(([kind, name, type, b64]) => {
+          const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+          const data = new DataTransfer();
+          data.items.add(new File([bytes], name, { type }));
+          const target = kind === "paste" ? document.getElementById("prompt") : document.getElementById("composer");
+          const event = kind === "paste"
+            ? new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true })
+            : new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true });
+          target.dispatchEvent(event);
+        }, [kind, name, type, b64]);
+      await frame.fill("#prompt", "What is in this picture?");
+      await deliver("paste", "dot.png", "image/png", PIXEL);
+      await until("the thumbnail", async () => (await frame.$$("#images .thumb img")).length === 1, 10000);
+      await frame.click("#images .thumb-remove");
+      await until("the thumbnail removed", async () => (await frame.$$("#images .thumb")).length === 0, 10000);
+      await deliver("drop", "notes.txt", "text/plain", btoa("not a picture"));
+      await until("the refusal", async () => (await frame.$$eval(".notice", (e) => e.map((x) => x.textContent).join("\n"))).includes("Image not attached: notes.txt"), 10000);
+      await deliver("drop", "dot.png", "image/png", PIXEL);
+      await until("the thumbnail again", async () => (await frame.$$("#images .thumb img")).length === 1, 10000);
+      const src = await frame.$eval("#images .thumb img", (i) => i.getAttribute("src"));
+      if (src !== `data:image/png;base64,${PIXEL}`) throw new Error(`the thumbnail shows ${src}`);
+      await shot("vscode-image.png");
+      await script(fake.url, [{ text: "A single black pixel.", pieces: 1 }]);
+      await frame.press("#prompt", "Enter");
+      await until("the answer", async () => (await lastAgentText(frame)).includes("A single black pixel."));
+      if ((await frame.$$("#images .thumb")).length) throw new Error("the thumbnail stayed after sending");
+      const bubble = await frame.$$eval(".item.user", (els) => [...els[els.length - 1].querySelectorAll(".attachment")].map((c) => c.textContent));
+      if (!bubble.includes("dot.png")) throw new Error(`the user bubble shows ${JSON.stringify(bubble)}`);
+      const requests = await chatRequests(fake.url);
+      const user = requests[requests.length - 1].json.messages.filter((m) => m.role === "user").at(-1);
+      if (JSON.stringify(user.images) !== JSON.stringify([PIXEL])) throw new Error(`the LLM got images ${JSON.stringify(user.images)}`);
+      if (!user.content.includes("What is in this picture?")) throw new Error(`the LLM got ${user.content}`);
       await turnEnded();
     });
 
