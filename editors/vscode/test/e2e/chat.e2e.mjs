@@ -14,6 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { TOTAL, buildRuffLsp, editsScenarios } from "./edits.e2e.mjs";
+import { trustSessionsScenarios } from "./trust_sessions.e2e.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const extRoot = resolve(here, "../..");
@@ -923,6 +924,10 @@ async function main() {
         return shown.includes("last 日本 🎉 the end ✅ 🐍") && shown.includes("mid ÿ 🎌 tail") && !shown.includes("END");
       }, 10000);
       await turnEnded();
+    });
+
+    await trustSessionsScenarios({
+      scenario, until, script, fake, send, turnEnded, frame: () => frame, titleAction, runCommand, page, ws, python, pickMode, lastAgentText,
     });
 
     if (process.env.E2E_FINAL_SHOT) await page.screenshot({ path: join(results, "final.png") });
