@@ -452,7 +452,7 @@ export class ChatController {
       const result = words
         ? await rpc.request<{ sessions: SessionInfo[] }>("agent/session/search", { query: words, cwd: this.host.cwd(), limit: 100 })
         : await rpc.request<{ sessions: SessionInfo[] }>("agent/session/list", { cwd: this.host.cwd() });
-      reply({ type: "sessions", sessions: result.sessions, query: words || undefined });
+      reply(words ? { type: "sessions", sessions: result.sessions, query: words } : { type: "sessions", sessions: result.sessions });
     } catch (err) {
       reply({ type: "error", message: `Could not list sessions: ${errorMessage(err)}` });
     }
