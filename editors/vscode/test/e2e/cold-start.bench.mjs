@@ -7,7 +7,8 @@
 //   bare:   code-server spawned -> the workbench drawn (activity bar and status bar shown)
 //   usable: code-server spawned -> the Agent view opened from the activity bar shows the chat's prompt, and the
 //           model picker lists the fake LLM's model (the server answered; a prompt typed now is sent at once)
-// Also reported: the with-extension workbench time, to separate VS Code's own share from the extension's.
+// Also reported: the with-extension workbench time and the moment the chat's prompt is drawn (before the server
+// answered), to separate VS Code's own share from the extension's and the server's.
 //
 //   bash editors/vscode/scripts/e2e.sh            # installs Node, code-server, Chromium and builds the .vsix once
 //   CODE_SERVER=... AGENT_PYTHON=.venv/bin/python VSIX=editors/vscode/agent-server.vsix \
@@ -70,9 +71,10 @@ async function oneRun(browser, fakeUrl, withExtension) {
       for (const f of page.frames()) if (await f.$("#prompt").catch(() => null)) return f;
       return undefined;
     }, 60000, 20);
+    const prompt = seconds(t0);
     await until("the server's model list in the chat", async () =>
       (await frame.$$eval("#model option", (o) => o.map((x) => x.value))).includes(MODEL), 60000, 20);
-    return { workbench, usable: seconds(t0) };
+    return { workbench, prompt, usable: seconds(t0) };
   } finally {
     await page?.close().catch(() => undefined);
     cs?.stop();
@@ -88,12 +90,14 @@ async function main() {
   const bare = [];
   const withExt = [];
   const usable = [];
+  const prompt = [];
   try {
     for (let i = 0; i < runs; i++) {
       bare.push((await oneRun(browser, fake.url, false)).workbench);
       const r = await oneRun(browser, fake.url, true);
       withExt.push(r.workbench);
       usable.push(r.usable);
+      prompt.push(r.prompt);
     }
   } finally {
     await browser.close().catch(() => undefined);
@@ -105,6 +109,7 @@ async function main() {
     bare_start_s_median: round(median(bare)),
     cold_start_to_usable_chat_s_median: round(median(usable)),
     workbench_with_extension_s_median: round(median(withExt)),
+    chat_prompt_shown_s_median: round(median(prompt)),
     bare_s: bare.map(round),
     usable_s: usable.map(round),
   }));
