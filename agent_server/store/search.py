@@ -7,6 +7,7 @@ matches titles and messages with LIKE (a scan, bounded by the page size). Newest
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +42,13 @@ def _snippet(content: str, query: str) -> str:
 
 
 def search_sessions(
-    conn: sqlite3.Connection, select: str, to_record: Any, query: str, cwd: str | None, offset: int, limit: int
+    conn: sqlite3.Connection,
+    select: str,
+    to_record: Callable[[sqlite3.Row], SessionRecord],
+    query: str,
+    cwd: str | None,
+    offset: int,
+    limit: int,
 ) -> list[SessionHit]:
     """`select` is the store's session SELECT (alias `s`); `to_record` turns its rows into SessionRecords."""
     query = query.strip()
