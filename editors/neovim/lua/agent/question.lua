@@ -42,6 +42,7 @@ function M.handler(err, params, ctx)
   end
   local details = vim.list_slice(lines, 2)
   local win = open_details(details)
+  vim.cmd('redraw') -- drawn before the choice: the default vim.ui.select (inputlist) blocks until answered
   local actions = params.actions or {}
   local choice
   vim.ui.select(actions, {

@@ -5,7 +5,7 @@
 // E2E_ONLY=REGEX (only the scenarios whose name matches, after the first), E2E_FINAL_SHOT=1 (also screenshot the
 // end state to test-results/final.png), E2E_SHOTS=DIR (write the README's
 // screenshots there: vscode-welcome.png, vscode-approval-diff.png, vscode-mentions.png, vscode-mode-picker.png,
-// vscode-review-changes.png, vscode-restore-checkpoint.png).
+// vscode-review-changes.png, vscode-restore-checkpoint.png, vscode-trust-question.png).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -833,6 +833,7 @@ async function main() {
 
     await trustSessionsScenarios({
       scenario, until, script, fake, send, turnEnded, frame: () => frame, titleAction, runCommand, page, ws, python, pickMode, lastAgentText,
+      windowShot,
     });
 
     if (process.env.E2E_FINAL_SHOT) await page.screenshot({ path: join(results, "final.png") });

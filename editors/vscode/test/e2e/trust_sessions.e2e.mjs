@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export async function trustSessionsScenarios(t) {
-  const { scenario, until, script, fake, send, turnEnded, frame, titleAction, runCommand, page, ws, python, pickMode, lastAgentText } = t;
+  const { scenario, until, script, fake, send, turnEnded, frame, titleAction, runCommand, page, ws, python, pickMode, lastAgentText, windowShot } = t;
 
   await scenario("history search finds a session by words only its answer holds, with the words shown", async () => {
     await titleAction("New Chat");
@@ -47,6 +47,10 @@ export async function trustSessionsScenarios(t) {
         if (!text.includes(part)) throw new Error(`the dialog lacks ${JSON.stringify(part)}:\n${text}`);
       }
       if (!(await page.$(".monaco-dialog-modal-block"))) throw new Error("the trust question is not modal");
+      await windowShot("vscode-trust-question.png");
+      // The dialog may open while the user types in the chat: Enter must not trust.
+      const focused = await page.evaluate(() => document.activeElement?.textContent?.trim());
+      if (focused !== "Not now") throw new Error(`the dialog's default answer is ${JSON.stringify(focused)}`);
       await page.waitForTimeout(1500); // a notification would have hidden by now; the dialog stays until answered
       if (!(await page.isVisible(".monaco-dialog-box"))) throw new Error("the trust question hid itself");
       await dialog.$('a.monaco-button:has-text("Not now"), .monaco-button:has-text("Not now")').then((b) => b.click());
