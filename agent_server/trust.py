@@ -33,9 +33,11 @@ Verdict = Literal["trusted", "untrusted"]
 TRUST = "Trust this workspace"
 NOT_NOW = "Not now"
 NEVER = "Don't trust"
-CHOICES = [TRUST, NOT_NOW, NEVER]
-"""Trust: remembered, applied now. Not now (or no answer): ignored this time, asked at the next start.
-Don't trust: remembered for this file content, never asked again until the file changes (the CLI can still trust)."""
+CHOICES = [NOT_NOW, TRUST, NEVER]
+"""The first is what Enter picks in a dialog (VS Code's modal, a select list): the question may appear while the user
+is typing, so Enter must not trust. Not now (or no answer): ignored this time, asked at the next start. Trust:
+remembered, applied now. Don't trust: remembered for this file content, never asked again until the file changes (the
+CLI can still trust)."""
 
 _RANK = {"allow": 0, "ask": 1, "deny": 2}
 MAX_CONFIG_BYTES = 1_000_000
@@ -64,6 +66,8 @@ class RiskyKey:
     key: str
     """Dotted setting name, e.g. `tools.policy.run_command`."""
     why: str
+    detail: str = ""
+    """What is at stake, as the file says it: the program and its arguments, the URL, the rule (never a secret)."""
 
 
 def file_digest(path: Path) -> str:
@@ -106,14 +110,14 @@ def risky_keys(layer: dict[str, Any], below: Settings) -> list[RiskyKey]:
             if node not in _RANK:
                 return  # not a policy at all: validation reports it
             if _RANK[node] < _RANK.get(now, 1):
-                out.append(RiskyKey(dotted, f"loosens the policy ({now} -> {node})"))
+                out.append(RiskyKey(dotted, f"loosens the policy ({now} -> {node})", f"{name} = {node}"))
             return
         if path == ["tools", "rules"]:
             rules = node if isinstance(node, list) else [node]
             for i, rule in enumerate(rules):
                 policy = rule.get("policy") if isinstance(rule, dict) else None
                 if policy not in ("ask", "deny"):  # `ask` never beats an allow; `deny` beats everything
-                    out.append(RiskyKey(f"{dotted}.{i}", "adds an allow rule"))
+                    out.append(RiskyKey(f"{dotted}.{i}", "adds an allow rule", _rule_detail(rule)))
             return
         limit = _LIMITS.get((path[0], path[1])) if len(path) == 2 else None
         if limit is not None:
@@ -133,16 +137,17 @@ def risky_keys(layer: dict[str, Any], below: Settings) -> list[RiskyKey]:
             return
         if len(path) == 1 and name in _PROGRAM_KEYS:
             entries = node.items() if isinstance(node, dict) else [("", node)]
-            for key, _spec in entries:
-                out.append(RiskyKey(f"{dotted}.{key}" if key else dotted, _PROGRAM_KEYS[name]))
+            for key, spec in entries:
+                out.append(RiskyKey(f"{dotted}.{key}" if key else dotted, _PROGRAM_KEYS[name], _programs(spec)))
             return
         if name in _PROGRAM_KEYS:
-            out.append(RiskyKey(dotted, _PROGRAM_KEYS[name]))
+            out.append(RiskyKey(dotted, _PROGRAM_KEYS[name], _programs(node)))
             return
         if name == "fallbacks" or _OUTSIDE.search(name):
             if node is None or node == _lookup(base, path):
                 return  # the same value as below: nothing new
-            out.append(RiskyKey(dotted, "points outside the workspace (a server, key, path or program)"))
+            why = "points outside the workspace (a server, key, path or program)"
+            out.append(RiskyKey(dotted, why, _shown_value(name, node)))
             return
         if isinstance(node, dict):
             for key, value in node.items():
@@ -151,6 +156,57 @@ def risky_keys(layer: dict[str, Any], below: Settings) -> list[RiskyKey]:
     for key, value in layer.items():
         walk(value, [str(key)])
     return out
+
+
+_SECRET = re.compile(r"(^|_)(headers|api_key|key|token|secret|password|env)$")
+_DETAIL_CHARS = 300
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _DETAIL_CHARS else text[: _DETAIL_CHARS - 1] + "…"
+
+
+def _command_line(command: Any, args: Any = None) -> str:
+    parts = [str(p) for p in command] if isinstance(command, list) else [str(command)]
+    if isinstance(args, list):
+        parts += [str(a) for a in args]
+    return " ".join(parts)
+
+
+def _programs(spec: Any) -> str:
+    """The programs, URLs and commands an MCP server entry or a hook list would run or reach."""
+    found: list[str] = []
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            if "url" in node:
+                found.append(f"connects to {node['url']}")
+            if "command" in node:
+                found.append(f"runs {_command_line(node['command'], node.get('args'))}")
+            for key, value in node.items():
+                if key not in ("url", "command", "args") and not _SECRET.search(str(key)):
+                    visit(value)
+        elif isinstance(node, list):
+            for item in node:
+                visit(item)
+
+    visit(spec)
+    return _short("; ".join(found))
+
+
+def _rule_detail(rule: Any) -> str:
+    if not isinstance(rule, dict):
+        return ""
+    pattern = rule.get("pattern")
+    return _short(f"{rule.get('policy', 'allow')} {rule.get('tool', '?')}" + (f" {pattern}" if pattern else ""))
+
+
+def _shown_value(name: str, value: Any) -> str:
+    """A URL, path or program is shown; a key, token, password or header is not: the question must not leak it."""
+    if _SECRET.search(name):
+        return "(value hidden)"
+    return _short(value if isinstance(value, str) else repr(value))
 
 
 def without(layer: dict[str, Any], keys: list[RiskyKey]) -> dict[str, Any]:
@@ -245,10 +301,18 @@ def describe(keys: list[RiskyKey]) -> str:
     return ", ".join(f"{k.key} ({k.why})" for k in keys)
 
 
+def at_stake(keys: list[RiskyKey]) -> list[str]:
+    """One line per key: the setting, what it does, and what it names (the program, URL or rule)."""
+    return [f"- {k.key}: {k.why}" + (f": {k.detail}" if k.detail else "") for k in keys]
+
+
 def question(config_file: Path, keys: list[RiskyKey]) -> str:
+    """The first line says what is asked; the lines after it list what trusting would enable (editors show them
+    as the question's detail)."""
+    lines = "\n".join(at_stake(keys))
     return (
-        f"{config_file} asks for settings that only a trusted workspace may use: {describe(keys)}. "
-        "Trust this workspace? Only trust a repository whose author you trust."
+        f"{config_file} asks for settings that only a trusted workspace may use. Trust this workspace? "
+        f"Only trust a repository whose author you trust.\n{lines}"
     )
 
 

@@ -58,6 +58,9 @@ def register(server: AgentLanguageServer) -> None:
             raise RpcError(code=INVALID_PARAMS, message=str(exc)) from exc
         update = acp.CurrentModeUpdate(current_mode_id=state.current_mode_id)
         await server.client.session_update(req.session_id, update)
+        # Allow rules the profile may not use until trusted: say so when the mode is picked, not only in a log.
+        for notice in agent.modes.profile(await agent.open(req.session_id)).notices:
+            await server.client.log("notice", notice)
         return {}
 
     @rpc(server, "agent/_agents/list")

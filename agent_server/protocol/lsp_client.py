@@ -62,6 +62,7 @@ class LspClient:
         self._server = server
         self.features = ClientFeatures()
         self.progress_tokens: dict[str, LspProgress] = {}
+        self._noticed: set[str] = set()
 
     def configure(self, caps: lsp.ClientCapabilities, options: dict[str, Any]) -> None:
         ws = caps.workspace
@@ -177,6 +178,12 @@ class LspClient:
         return title
 
     async def log(self, level: str, message: str) -> None:
+        if level == "notice":  # the user must see it (e.g. a profile's allow rules ignored): once per server
+            if message not in self._noticed:
+                self._noticed.add(message)
+                params = lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=message)
+                self._server.protocol.notify(lsp.WINDOW_SHOW_MESSAGE, params)
+            level = "warning"
         kind = {"error": lsp.MessageType.Error, "warning": lsp.MessageType.Warning}.get(level, lsp.MessageType.Info)
         self._server.protocol.notify(lsp.WINDOW_LOG_MESSAGE, lsp.LogMessageParams(type=kind, message=message))
 

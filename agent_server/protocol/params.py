@@ -64,3 +64,14 @@ async def refuse_unknown_model(agent: AgentService, model: str) -> None:
             message=f"unknown model {model!r}; the server lists: {', '.join(names)}",
             data={"model": model, "available": names},
         )
+
+
+class SearchSessionsParams(_Params):
+    query: str = Field(min_length=1, max_length=200)
+    cwd: str | None = Field(default=None, min_length=1)
+    cursor: str | None = Field(default=None, pattern=r"^\d{1,9}$")
+    """The `nextCursor` of the previous page."""
+    limit: int = Field(default=50, ge=1, le=200)
+
+    def offset(self) -> int:
+        return int(self.cursor) if self.cursor else 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -15,6 +16,7 @@ from .. import config as config_mod
 from ..config import Settings
 from ..config_layers import LoadResult, load_layers
 from ..config_layers import settle_trust as settle_workspace_trust
+from .params import SearchSessionsParams
 from .server import AgentLanguageServer, rpc
 
 log = logging.getLogger(__name__)
@@ -132,6 +134,25 @@ def register(server: AgentLanguageServer) -> None:
     async def session_list(params: dict[str, Any]) -> dict[str, Any]:
         req = acp.ListSessionsRequest.model_validate(params)
         return acp.ListSessionsResponse(sessions=await server.require_agent().list_sessions(req.cwd)).dump()
+
+    @rpc(server, "agent/session/search")
+    async def session_search(params: dict[str, Any]) -> dict[str, Any]:
+        """Sessions whose title or messages hold the query; paged like session/list (`cursor` -> `nextCursor`)."""
+        req = SearchSessionsParams.model_validate(params)
+        store = server.require_agent().store
+        cwd = str(Path(req.cwd).resolve()) if req.cwd else None
+        hits = await asyncio.to_thread(store.search_sessions, req.query, cwd, req.offset(), req.limit + 1)
+        sessions = [
+            {
+                **acp.SessionInfo(
+                    session_id=h.record.id, cwd=h.record.cwd, title=h.record.title, updated_at=h.record.updated_at_iso
+                ).dump(),
+                "snippet": h.snippet,
+            }
+            for h in hits[: req.limit]
+        ]
+        after = str(req.offset() + req.limit) if len(hits) > req.limit else None
+        return {"sessions": sessions, "nextCursor": after}
 
     @rpc(server, "agent/session/load")
     async def session_load(params: dict[str, Any]) -> dict[str, Any]:

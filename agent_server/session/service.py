@@ -437,7 +437,7 @@ class AgentService:
             shaped = dataclasses.replace(shaped, model=invocation.command.model)
         settings = shaped.settings
         for notice in profile.notices:
-            await client.log("warning", notice)
+            await client.log("notice", notice)
         content = with_hot_context(text, session.history, settings.agent.hot_context_tokens)
         shaped, content = await with_edit_format(self, session, shaped, text, content, client)
         settings = shaped.settings

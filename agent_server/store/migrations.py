@@ -148,6 +148,28 @@ def m006_session_mode(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN mode TEXT")
 
 
+@migration
+def m007_message_search(conn: sqlite3.Connection) -> None:
+    """A trigram full-text index of what the user and the model wrote, for searching sessions by content (any
+    substring of 3+ characters). Kept by triggers, so every writer (server, CLI, an older process) keeps it."""
+    conn.execute("CREATE VIRTUAL TABLE message_search USING fts5(content, tokenize = 'trigram')")
+    said = "('user', 'assistant')"
+    conn.execute(f"INSERT INTO message_search (rowid, content) SELECT id, content FROM messages WHERE role IN {said}")
+    conn.execute(
+        f"""CREATE TRIGGER message_search_insert AFTER INSERT ON messages WHEN new.role IN {said}
+        BEGIN INSERT INTO message_search (rowid, content) VALUES (new.id, new.content); END"""
+    )
+    conn.execute(
+        """CREATE TRIGGER message_search_delete AFTER DELETE ON messages
+        BEGIN DELETE FROM message_search WHERE rowid = old.id; END"""
+    )
+    conn.execute(
+        f"""CREATE TRIGGER message_search_update AFTER UPDATE OF content ON messages WHEN new.role IN {said}
+        BEGIN DELETE FROM message_search WHERE rowid = old.id;
+        INSERT INTO message_search (rowid, content) VALUES (new.id, new.content); END"""
+    )
+
+
 def applied(db: Database) -> list[str]:
     with db.read() as conn:
         return [row["name"] for row in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]

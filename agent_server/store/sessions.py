@@ -15,6 +15,7 @@ from ..messages import Message
 from .db import Database, StoreBusy, Synchronous
 from .migrations import migrate
 from .records import Decision, SessionRecord
+from .search import SessionHit, search_sessions
 from .serialization import MESSAGE_COLUMNS, message_values, row_to_message
 
 TITLE_CHARS = 60
@@ -85,6 +86,11 @@ class Store:
         with self.db.read() as conn:
             rows = conn.execute(f"{query} ORDER BY s.updated_at DESC, s.rowid DESC LIMIT ?", (*params, limit))
             return [_record(r) for r in rows]
+
+    def search_sessions(self, query: str, cwd: str | None = None, offset: int = 0, limit: int = 50) -> list[SessionHit]:
+        """Sessions whose title or messages hold `query` (case-insensitive), newest updated first."""
+        with self.db.read() as conn:
+            return search_sessions(conn, _SESSION_SELECT, _record, query, cwd, offset, limit)
 
     def delete_session(self, session_id: str) -> None:
         with self.db.write() as conn:

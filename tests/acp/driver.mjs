@@ -462,8 +462,8 @@ async function nativeClient() {
   assert.equal(trustQ.mode, "form");
   assert.equal(trustQ.sessionId, sid);
   assert.deepEqual(trustQ.requestedSchema.properties.choice.oneOf.map((o) => o.const), [
-    "Trust this workspace",
     "Not now",
+    "Trust this workspace",
     "Don't trust",
   ]);
   const permissionsBefore = ed.methods().filter((m) => m === "session/request_permission").length;

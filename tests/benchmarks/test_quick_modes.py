@@ -67,3 +67,14 @@ def test_every_benchmark_has_a_quick_mode() -> None:
     assert not missing, f"benchmarks without a quick run in CI: {sorted(missing)}"
     for name in scripts:
         assert "--quick" in (ROOT / "tests" / "benchmarks" / name).read_text(), f"{name} has no --quick mode"
+
+
+def test_every_vscode_benchmark_runs_its_quick_mode_in_the_vscode_check() -> None:
+    """The VS Code benchmarks (editors/vscode/test/e2e/*.bench.mjs) need code-server and the packaged .vsix, which
+    the VS Code check (editors/vscode/scripts/e2e.sh) installs and builds: it runs each one's --quick mode."""
+    e2e = (ROOT / "editors" / "vscode" / "scripts" / "e2e.sh").read_text()
+    benches = sorted((ROOT / "editors" / "vscode" / "test" / "e2e").glob("*.bench.mjs"))
+    assert benches, "the VS Code cold-start benchmark is gone"
+    for bench in benches:
+        assert "--quick" in bench.read_text(), f"{bench.name} has no --quick mode"
+        assert f"test/e2e/{bench.name} --quick" in e2e, f"e2e.sh does not run {bench.name} --quick"

@@ -201,7 +201,7 @@ def test_chat_on_a_terminal_asks_and_trust_applies(workspace: Path, fake_llm: Fa
     fake_llm.script(Reply.tool_call("run_command", {"command": "touch ran.txt"}), Reply.text("done"))
     master, slave = pty.openpty()
     try:
-        os.write(master, b"1\n")  # "1. Trust this workspace", waiting in the terminal's input buffer
+        os.write(master, b"2\n")  # "2. Trust this workspace", waiting in the terminal's input buffer
         proc = subprocess.run(
             [sys.executable, "-m", "agent_server", "chat", "-w", str(workspace), *llm, "run it"],
             stdin=slave, capture_output=True, text=True, timeout=90, cwd=tmp_path, env=env,
@@ -210,7 +210,7 @@ def test_chat_on_a_terminal_asks_and_trust_applies(workspace: Path, fake_llm: Fa
         os.close(slave)
         os.close(master)
     assert proc.returncode == 0, proc.stderr
-    assert "tools.policy.run_command" in proc.stderr and "1. Trust this workspace" in proc.stderr
+    assert "tools.policy.run_command" in proc.stderr and "2. Trust this workspace" in proc.stderr
     assert "Workspace trusted" in proc.stderr and "Ignored until" not in proc.stderr
     assert (workspace / "ran.txt").exists() and marker.exists()
 

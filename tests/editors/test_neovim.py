@@ -303,7 +303,8 @@ def test_agent_sessions_resumes_a_session_from_another_server_process(
     assert first["waited"] and first["session_id"] and first["mode_set"]
     fake_llm.script(Reply.text("Still banana."))
     second = nvim.run("session_resume.lua")
-    assert [o["id"] for o in second["offered"]] == [first["session_id"]]
+    assert [o["id"] for o in second["offered"] if "id" in o] == [first["session_id"]]
+    assert [o["label"] for o in second["offered"] if "id" not in o] == ["Search sessions…", "Delete a session…"]
     assert second["waited"] and second["loaded"]["ok"]
     # The resumed chat goes on at its end, and the top bar names the session.
     assert second["resume_cursor"] == second["resume_lines"] > 3
@@ -534,6 +535,9 @@ def test_agent_new_agent_creates_a_profile_from_the_form_and_opens_it(nvim: Nvim
     # The new file is open in the editor, and the session can switch to it at once.
     assert Path(result["current_file"]).resolve() == path.resolve()
     assert "\n".join(result["current_lines"]).strip() == text.strip()
+    # In a normal editor window: the chat's input window keeps its input, the chat stays usable.
+    assert not result["in_chat_window"] and not result["profile_window_float"]
+    assert result["input_window_kept"]
     assert result["switched"] and "reviewer" in result["winbar"].lower()
     assert errors(result) == []
 

@@ -27,9 +27,9 @@ cmd('AgentIndex', function()
   require('agent').index()
 end, { desc = 'Index the workspace for codebase search' })
 
-cmd('AgentSessions', function()
-  require('agent').sessions()
-end, { desc = 'Resume a stored agent session' })
+cmd('AgentSessions', function(o)
+  require('agent').sessions(o.args)
+end, { nargs = '*', desc = 'Resume, search (with words: titles and messages) or delete a stored agent session' })
 
 cmd('AgentModel', function()
   require('agent').model()

@@ -100,6 +100,8 @@ if [ -f agent-server.vsix ]; then
   else
     FAILED=$((FAILED + 1))
   fi
+  # The cold-start benchmark's one-run mode, so it does not rot (tests/benchmarks/test_quick_modes.py checks this line).
+  check "cold-start benchmark (one run)" env VSIX="$EXT/agent-server.vsix" node test/e2e/cold-start.bench.mjs --quick
   say "inline completion end-to-end in code-server $CODE_SERVER_VERSION"
   rm -f "$RESULTS/completion-summary.json"
   VSIX=$EXT/agent-server.vsix node test/e2e/completion.e2e.mjs

@@ -225,7 +225,7 @@ export class ChatController {
         return;
       }
       case "deleteSession":
-        return this.deleteSession(message.sessionId, reply);
+        return this.deleteSession(message.sessionId, reply, message.query);
       case "openDiff":
         return this.host.editor?.openDiff(message.path, message.oldText, message.newText);
       case "openFile":
@@ -254,7 +254,7 @@ export class ChatController {
       case "permission":
         return this.answerPermission(message.requestId, message.optionId);
       case "listSessions":
-        return this.listSessions(reply);
+        return this.listSessions(reply, message.query);
       case "loadSession":
         return this.loadSession(message.sessionId);
       case "listModels":
@@ -407,7 +407,7 @@ export class ChatController {
     this.reset();
   }
 
-  private async deleteSession(sessionId: string, reply: (m: ToWebview) => void): Promise<void> {
+  private async deleteSession(sessionId: string, reply: (m: ToWebview) => void, query?: string): Promise<void> {
     const rpc = this.requireRpc();
     if (!rpc) return;
     try {
@@ -416,7 +416,7 @@ export class ChatController {
       reply({ type: "error", message: `Could not delete the session: ${errorMessage(err)}` });
     }
     if (sessionId === this.sessionId) this.newChat();
-    await this.listSessions(reply);
+    await this.listSessions(reply, query);
   }
 
   /** The session's slash commands; the session is created first (its MCP servers bring prompts). */
@@ -445,12 +445,16 @@ export class ChatController {
     }
   }
 
-  private async listSessions(reply: (m: ToWebview) => void): Promise<void> {
+  /** The workspace's sessions; with `query`, those whose title or messages hold it (searched by the server). */
+  private async listSessions(reply: (m: ToWebview) => void, query?: string): Promise<void> {
     const rpc = this.requireRpc();
     if (!rpc) return;
+    const words = query?.trim();
     try {
-      const result = await rpc.request<{ sessions: SessionInfo[] }>("agent/session/list", { cwd: this.host.cwd() });
-      reply({ type: "sessions", sessions: result.sessions });
+      const result = words
+        ? await rpc.request<{ sessions: SessionInfo[] }>("agent/session/search", { query: words, cwd: this.host.cwd(), limit: 100 })
+        : await rpc.request<{ sessions: SessionInfo[] }>("agent/session/list", { cwd: this.host.cwd() });
+      reply(words ? { type: "sessions", sessions: result.sessions, query: words } : { type: "sessions", sessions: result.sessions });
     } catch (err) {
       reply({ type: "error", message: `Could not list sessions: ${errorMessage(err)}` });
     }

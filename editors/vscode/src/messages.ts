@@ -14,7 +14,7 @@ export type ToWebview =
   | { type: "notice"; message: string }
   | { type: "permission"; requestId: string; toolCall: ToolCallFields; options: PermissionOption[] }
   | { type: "permissionResolved"; requestId: string; optionId?: string }
-  | { type: "sessions"; sessions: SessionInfo[] }
+  | { type: "sessions"; sessions: SessionInfo[]; query?: string }
   | { type: "models"; list: ModelsList }
   /** The session's modes for the header (none before the first session exists). */
   | { type: "modes"; modes?: ModeState }
@@ -63,14 +63,14 @@ export type FromWebview =
   | { type: "listCommands" }
   | { type: "listResources" }
   | { type: "attachEditor"; kind: "selection" | "buffer" | "diagnostics" }
-  | { type: "deleteSession"; sessionId: string }
+  | { type: "deleteSession"; sessionId: string; query?: string }
   | { type: "retry" }
   | { type: "editLast" }
   | { type: "insertCode"; text: string; mode: "insert" | "apply" }
   | { type: "stop" }
   | { type: "newChat" }
   | { type: "permission"; requestId: string; optionId: string }
-  | { type: "listSessions" }
+  | { type: "listSessions"; query?: string }
   | { type: "loadSession"; sessionId: string }
   | { type: "listModels" }
   | { type: "selectModel"; model: string }

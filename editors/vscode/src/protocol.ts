@@ -82,6 +82,8 @@ export interface SessionInfo {
   cwd: string;
   title?: string | null;
   updatedAt?: string | null;
+  /** agent/session/search: the words around the match in a message (absent when the title matched). */
+  snippet?: string | null;
 }
 
 export interface ModelEntry {

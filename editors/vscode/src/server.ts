@@ -19,6 +19,7 @@ import {
 import type { CompletionToggle } from "./inlineCompletion";
 import { makeWhich, resolveServerCommand } from "./serverCommand";
 import { DIAGNOSTICS_METHOD, diagnosticsWatch, type DiagnosticsParams } from "./diagnostics";
+import { showMessageRequest, type ShowMessageRequestParams } from "./questions";
 
 function llmSettings(): LlmSettings {
   const config = vscode.workspace.getConfiguration("agentServer");
@@ -102,6 +103,8 @@ export class AgentServer implements vscode.Disposable {
     client.onRequest("agent/session/request_permission", (params: RequestPermissionParams, token) =>
       this.controller.requestPermission(params, token),
     );
+    // Replaces the language client's own handler: a question with details is a modal dialog (see questions.ts).
+    client.onRequest("window/showMessageRequest", (params: ShowMessageRequestParams) => showMessageRequest(params));
     client.onRequest("agent/_saveDocuments", async (params: { uris?: string[] }) => {
       const wanted = new Set((params.uris ?? []).map((u) => vscode.Uri.parse(u).toString()));
       const docs = vscode.workspace.textDocuments.filter((d) => wanted.has(d.uri.toString()) && d.isDirty);

@@ -257,6 +257,27 @@ test("deleting the open session starts a new chat and refreshes the list", async
   assert.equal(controller.currentSession, undefined);
 });
 
+test("the history search asks the server (titles and messages); a delete keeps the search", async () => {
+  const { controller, rpc } = await setup();
+  let stored = [
+    { sessionId: "sess_1", cwd: "/proj", title: "Fix the parser bug", snippet: "…drops escaped quotes inside…" },
+    { sessionId: "sess_2", cwd: "/proj", title: "Quotes", snippet: null },
+  ];
+  rpc.on("agent/session/search", (p: { query: string; cwd: string }) => ({ sessions: p.query === "quotes" ? stored : [] }));
+  rpc.on("agent/session/delete", (p: { sessionId: string }) => {
+    stored = stored.filter((s) => s.sessionId !== p.sessionId);
+    return {};
+  });
+  const replies: ToWebview[] = [];
+  await controller.handle({ type: "listSessions", query: " quotes " }, (m) => replies.push(m));
+  assert.deepEqual(rpc.calls.filter(([m]) => m === "agent/session/search").map(([, p]) => p), [
+    { query: "quotes", cwd: "/proj", limit: 100 },
+  ]);
+  assert.deepEqual(replies, [{ type: "sessions", sessions: stored, query: "quotes" }]);
+  await controller.handle({ type: "deleteSession", sessionId: "sess_2", query: "quotes" }, (m) => replies.push(m));
+  assert.deepEqual(replies.at(-1), { type: "sessions", sessions: [stored[0]], query: "quotes" });
+});
+
 test("after a window reload the remembered session is resumed once the server is up", async () => {
   const host = { broadcast() {}, reveal() {}, cwd: () => "/proj", copy() {}, indexWorkspace() {} };
   const controller = new ChatController(host);

@@ -160,8 +160,10 @@ function renderChrome(): void {
 
 function renderSessions(): void {
   const all = transcript.sessions ?? [];
-  const q = sessionSearch.value.trim().toLowerCase();
-  const list = q ? all.filter((s) => (s.title ?? s.sessionId).toLowerCase().includes(q)) : all;
+  const q = sessionSearch.value.trim();
+  // The server's answer for these words matches titles and messages; until it comes, filter what is shown by title.
+  const answered = transcript.sessionsQuery === q;
+  const list = answered || !q ? all : all.filter((s) => (s.title ?? s.sessionId).toLowerCase().includes(q.toLowerCase()));
   sessionList.replaceChildren();
   if (list.length === 0) {
     sessionList.textContent = all.length ? "No session matches." : "No saved sessions yet.";
@@ -181,6 +183,12 @@ function renderSessions(): void {
     when.className = "session-when";
     when.textContent = s.updatedAt ? new Date(s.updatedAt).toLocaleString() : "";
     b.append(title, when);
+    if (s.snippet && s.snippet !== s.title) {
+      const snippet = document.createElement("span");
+      snippet.className = "session-snippet";
+      snippet.textContent = s.snippet;
+      b.append(snippet);
+    }
     const del = document.createElement("button");
     del.type = "button";
     del.className = "session-delete";
@@ -370,7 +378,7 @@ function openHistory(open: boolean): void {
   sessions.hidden = !open;
   if (open) {
     sessionList.textContent = "Loading…";
-    post({ type: "listSessions" });
+    post({ type: "listSessions", query: sessionSearch.value.trim() || undefined });
     sessionSearch.focus();
   }
 }
@@ -436,7 +444,13 @@ stop.addEventListener("click", () => post({ type: "stop" }));
 $("new-chat").addEventListener("click", () => post({ type: "newChat" }));
 $("index").addEventListener("click", () => post({ type: "index" }));
 $("history").addEventListener("click", () => openHistory(sessions.hidden));
-sessionSearch.addEventListener("input", renderSessions);
+let searchTimer: ReturnType<typeof setTimeout> | undefined;
+sessionSearch.addEventListener("input", () => {
+  renderSessions();
+  clearTimeout(searchTimer);
+  // The server searches what was said too: ask once typing pauses.
+  searchTimer = setTimeout(() => post({ type: "listSessions", query: sessionSearch.value.trim() || undefined }), 200);
+});
 mentionList.addEventListener("mousedown", (e) => {
   const row = (e.target as HTMLElement).closest<HTMLElement>("[data-file]");
   if (!row) return;
@@ -460,7 +474,7 @@ jump.addEventListener("click", scrollToLatest);
 sessions.addEventListener("click", (e) => {
   const del = (e.target as HTMLElement).closest<HTMLElement>("[data-delete]");
   if (del) {
-    post({ type: "deleteSession", sessionId: del.dataset.delete! });
+    post({ type: "deleteSession", sessionId: del.dataset.delete!, query: sessionSearch.value.trim() || undefined });
     return;
   }
   const b = (e.target as HTMLElement).closest<HTMLElement>("[data-session]");

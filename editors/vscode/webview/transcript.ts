@@ -77,6 +77,8 @@ export class Transcript {
   /** The session's modes (the header's mode button); undefined before a session exists. */
   modes: ModeState | undefined;
   sessions: SessionInfo[] | undefined;
+  /** The search the sessions answer ("" for the whole list). */
+  sessionsQuery = "";
   server: { state: string; message?: string } | undefined;
   /** The workspace folder: paths on cards are shown relative to it. */
   root = "";
@@ -207,6 +209,7 @@ export class Transcript {
         break;
       case "sessions":
         this.sessions = message.sessions;
+        this.sessionsQuery = message.query ?? "";
         changes.chrome = true;
         break;
       case "models":

@@ -47,6 +47,11 @@ H.run(function()
   H.result.created_data = created
   H.result.current_file = vim.api.nvim_buf_get_name(0)
   H.result.current_lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  local before = H.chat()
+  local cur = vim.api.nvim_get_current_win()
+  H.result.in_chat_window = cur == before.win or cur == before.input_win
+  H.result.input_window_kept = vim.b[vim.api.nvim_win_get_buf(before.input_win)].agent_input == true
+  H.result.profile_window_float = vim.api.nvim_win_get_config(cur).relative ~= ''
   vim.cmd('AgentMode ' .. answers.inputs['name'])
   H.result.switched = H.wait(20000, function()
     local chat = H.chat()

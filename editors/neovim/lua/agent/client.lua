@@ -93,6 +93,15 @@ local function handlers()
       return require('agent.diagnostics').answer(err, params)
     end,
     ['workspace/applyEdit'] = M.apply_edit,
+    -- Through vim.notify, as the plugin's own messages: a notification plugin keeps them, and a warning such as
+    -- "Ignored until you trust …" is not lost in the message line while the chat redraws.
+    ['window/showMessage'] = function(_, params)
+      local levels = { vim.log.levels.ERROR, vim.log.levels.WARN, vim.log.levels.INFO, vim.log.levels.DEBUG }
+      vim.notify('agent: ' .. tostring(params and params.message or ''), levels[params and params.type or 3])
+    end,
+    ['window/showMessageRequest'] = function(err, params, ctx)
+      return require('agent.question').handler(err, params, ctx)
+    end,
   }
 end
 

@@ -217,33 +217,10 @@ function M.index()
   end)
 end
 
-local function age(updated)
-  return tostring(updated or ''):gsub('T', ' '):gsub('%..*$', '')
-end
-
---- :AgentSessions — pick a stored session of this workspace and resume it in the chat.
-function M.sessions()
+--- :AgentSessions [words] — resume, search (titles and what was said) or delete a stored session of this workspace.
+function M.sessions(query)
   with_chat(function(chat, cl)
-    client.call(cl, 'agent/session/list', { cwd = chat.root }, function(result)
-      local sessions = result and result.sessions or {}
-      if #sessions == 0 then
-        vim.notify('agent: no stored sessions for ' .. chat.root, vim.log.levels.INFO)
-        return
-      end
-      vim.ui.select(sessions, {
-        prompt = 'Resume session',
-        kind = 'agent_session',
-        format_item = function(s)
-          return ('%s  (%s)'):format(s.title ~= vim.NIL and s.title or s.sessionId, age(s.updatedAt))
-        end,
-      }, function(choice)
-        if choice then
-          local chat_mod = require('agent.chat')
-          chat_mod.open(chat, false)
-          chat_mod.load(chat, choice)
-        end
-      end)
-    end)
+    require('agent.sessions').pick(chat, cl, query)
   end)
 end
 

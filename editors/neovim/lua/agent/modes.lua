@@ -132,6 +132,40 @@ local function split_list(text)
   return out
 end
 
+--- Open `path` in a normal editor window, never in the chat's transcript or input window: the last window the
+--- user edited in if it still shows a file, else a new window above everything.
+function M.edit_in_editor_window(chat, path)
+  local function usable(win)
+    if not vim.api.nvim_win_is_valid(win) or win == chat.win or win == chat.input_win then
+      return false
+    end
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      return false -- a float
+    end
+    local buf = vim.api.nvim_win_get_buf(win)
+    return vim.bo[buf].buftype == '' and not vim.b[buf].agent_chat and not vim.b[buf].agent_input
+  end
+  local target
+  local previous = vim.fn.win_getid(vim.fn.winnr('#'))
+  if previous ~= 0 and usable(previous) then
+    target = previous
+  else
+    for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+      if usable(win) then
+        target = win
+        break
+      end
+    end
+  end
+  vim.cmd('stopinsert') -- the form was started from the chat's input, in insert mode
+  if target then
+    vim.api.nvim_set_current_win(target)
+  else
+    vim.cmd('topleft split')
+  end
+  vim.cmd.edit(vim.fn.fnameescape(path))
+end
+
 --- :AgentNewAgent[!] — a short form (name, purpose, tools, model) → agent/_agents/create → opens the new file.
 --- With ! the profile goes to the user config dir instead of the workspace.
 function M.new_agent(chat, cl, user_scope)
@@ -139,7 +173,7 @@ function M.new_agent(chat, cl, user_scope)
   local function create()
     client.call(cl, 'agent/_agents/create', form, function(result)
       if result and type(result.path) == 'string' then
-        vim.cmd.edit(vim.fn.fnameescape(result.path))
+        M.edit_in_editor_window(chat, result.path)
         vim.notify(('agent: created the %s profile; :AgentMode %s uses it'):format(result.name, result.name), vim.log.levels.INFO)
         vim.api.nvim_exec_autocmds('User', { pattern = 'AgentProfileCreated', modeline = false, data = result })
       end

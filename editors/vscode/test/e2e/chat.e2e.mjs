@@ -5,15 +5,16 @@
 // E2E_ONLY=REGEX (only the scenarios whose name matches, after the first), E2E_FINAL_SHOT=1 (also screenshot the
 // end state to test-results/final.png), E2E_SHOTS=DIR (write the README's
 // screenshots there: vscode-welcome.png, vscode-approval-diff.png, vscode-mentions.png, vscode-mode-picker.png,
-// vscode-review-changes.png, vscode-restore-checkpoint.png).
-import { spawn, spawnSync } from "node:child_process";
+// vscode-review-changes.png, vscode-restore-checkpoint.png, vscode-trust-question.png).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import {
+  installExtension, launchBrowser, makeProfile, openWorkbench, startCodeServer, startFakeLlm as startFakeLlmIn, until, writeSettings,
+} from "./boot.mjs";
 import { TOTAL, buildRuffLsp, editsScenarios } from "./edits.e2e.mjs";
+import { trustSessionsScenarios } from "./trust_sessions.e2e.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const extRoot = resolve(here, "../..");
@@ -33,49 +34,8 @@ const shots = process.env.E2E_SHOTS ? resolve(process.env.E2E_SHOTS) : undefined
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => console.log(`[e2e ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
-async function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.on("error", rej);
-  });
-}
-
-async function until(what, fn, timeoutMs = 30000, everyMs = 100) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(everyMs);
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-}
-
-function startFakeLlm(env) {
-  // --vision: the models report Ollama's vision capability (the image scenario's picture is sent to them).
-  const proc = spawn(python, ["-m", "tests.fakes.fake_llm", "--port", "0", "--model", MODEL, "--model", MODEL_B, "--vision"], {
-    cwd: repoRoot,
-    env,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((res, rej) => {
-    let out = "";
-    proc.stdout.on("data", (d) => {
-      out += d;
-      const m = /READY (\S+)/.exec(out);
-      if (m) res({ proc, url: m[1] });
-    });
-    proc.on("exit", (code) => rej(new Error(`fake LLM exited (${code}) before READY`)));
-  });
-}
+// --vision: the models report Ollama's vision capability (the image scenario's picture is sent to them).
+const startFakeLlm = (env) => startFakeLlmIn(python, repoRoot, env, [MODEL, MODEL_B], ["--vision"]);
 
 async function script(url, replies) {
   const r = await fetch(`${url}/_fake/script`, { method: "POST", body: JSON.stringify(replies) });
@@ -95,25 +55,16 @@ const conversation = (request) => request.json.messages.map((m) => `${m.role}: $
 async function main() {
   mkdirSync(results, { recursive: true });
   const tmp = mkdtempSync(join(tmpdir(), "agent-vscode-e2e-"));
-  const ws = join(tmp, "workspace");
-  const ud = join(tmp, "user-data");
-  const ext = join(tmp, "extensions");
-  for (const d of [ws, join(ud, "User"), ext, join(tmp, "xdg")]) mkdirSync(d, { recursive: true });
+  const profile = makeProfile(tmp, {
+    AGENT_SERVER_STORE__PATH: join(tmp, "agent.db"),
+    AGENT_TEST_RUFF_PYTHON: python, // the ruff-lsp test extension's language server
+    AGENT_E2E_SLOW: join(tmp, "slow-start"),
+  });
+  const { ws, ud, env } = profile;
   writeFileSync(join(ws, "README.md"), "# demo project\n");
   writeFileSync(join(ws, "calc.py"), CALC);
   writeFileSync(join(ws, "greet.py"), GREET);
   writeFileSync(join(ws, "total.py"), TOTAL);
-  const env = {
-    ...process.env,
-    XDG_CONFIG_HOME: join(tmp, "xdg/config"),
-    XDG_DATA_HOME: join(tmp, "xdg/data"),
-    XDG_STATE_HOME: join(tmp, "xdg/state"),
-    XDG_CACHE_HOME: join(tmp, "xdg/cache"),
-    AGENT_SERVER_STORE__PATH: join(tmp, "agent.db"),
-    EXTENSIONS_GALLERY: "{}",
-    AGENT_TEST_RUFF_PYTHON: python, // the ruff-lsp test extension's language server
-    AGENT_E2E_SLOW: join(tmp, "slow-start"),
-  };
   const cleanups = [];
   const outcomes = [];
   let page;
@@ -122,70 +73,25 @@ async function main() {
     cleanups.push(() => fake.proc.kill());
     log("fake LLM at", fake.url);
 
-    writeFileSync(
-      join(ud, "User/settings.json"),
-      JSON.stringify(
-        {
-          "workbench.startupEditor": "none",
-          "security.workspace.trust.enabled": false,
-          "telemetry.telemetryLevel": "off",
-          "update.mode": "none",
-          "extensions.autoCheckUpdates": false,
-          "extensions.autoUpdate": false,
-          "chat.disableAIFeatures": true,
-          "workbench.tips.enabled": false,
-          // Through sh: while the file $AGENT_E2E_SLOW exists the server takes 4 s more to start (a busy machine).
-          "agentServer.serverCommand": ["sh", "-c", 'if [ -e "$AGENT_E2E_SLOW" ]; then sleep 4; fi; exec "$0" "$@"',
-            python, "-m", "agent_server", "serve", "--log-level", "INFO"],
-          "agentServer.llm.provider": "ollama",
-          "agentServer.llm.baseUrl": fake.url,
-          "agentServer.llm.model": MODEL,
-        },
-        null,
-        2,
-      ),
-    );
-    const install = spawnSync(codeServer, ["--extensions-dir", ext, "--user-data-dir", ud, "--install-extension", vsix], {
-      env,
-      encoding: "utf8",
+    writeSettings(profile, {
+      // Through sh: while the file $AGENT_E2E_SLOW exists the server takes 4 s more to start (a busy machine).
+      "agentServer.serverCommand": ["sh", "-c", 'if [ -e "$AGENT_E2E_SLOW" ]; then sleep 4; fi; exec "$0" "$@"',
+        python, "-m", "agent_server", "serve", "--log-level", "INFO"],
+      "agentServer.llm.provider": "ollama",
+      "agentServer.llm.baseUrl": fake.url,
+      "agentServer.llm.model": MODEL,
     });
-    if (install.status !== 0) throw new Error(`installing the vsix failed: ${install.stderr}${install.stdout}`);
-    const ruff = buildRuffLsp(here, extRoot, tmp);
-    const installRuff = spawnSync(codeServer, ["--extensions-dir", ext, "--user-data-dir", ud, "--install-extension", ruff], { env, encoding: "utf8" });
-    if (installRuff.status !== 0) throw new Error(`installing the ruff-lsp test extension failed: ${installRuff.stderr}`);
+    installExtension(codeServer, profile, vsix);
+    installExtension(codeServer, profile, buildRuffLsp(here, extRoot, tmp));
 
-    const port = await freePort();
-    const cs = spawn(
-      codeServer,
-      [
-        "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
-        "--disable-workspace-trust", "--disable-getting-started-override", "--extensions-dir", ext,
-        "--user-data-dir", ud, ws,
-      ],
-      { env, detached: true, stdio: ["ignore", "ignore", "pipe"] },
-    );
-    let csErr = "";
-    cs.stderr.on("data", (d) => (csErr += d));
-    cleanups.push(() => {
-      try {
-        process.kill(-cs.pid, "SIGTERM"); // the whole group: code-server leaves a watcher child otherwise
-      } catch {}
-    });
-    const base = `http://127.0.0.1:${port}`;
-    await until("code-server /healthz", async () => (await fetch(`${base}/healthz`)).ok, 60000, 250).catch((e) => {
-      throw new Error(`${e.message}\n${csErr}`);
-    });
-    log("code-server up on", port);
+    const cs = await startCodeServer(codeServer, profile);
+    cleanups.push(cs.stop);
+    const base = cs.base;
+    log("code-server up on", cs.port);
 
-    const browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
-    });
+    const browser = await launchBrowser(chromiumPath);
     cleanups.push(() => browser.close());
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${base}/?folder=${encodeURIComponent(ws)}`);
-    await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
+    page = await openWorkbench(browser, base, ws);
     // Commands exist only once the extension host has registered the extension: wait for its activity bar entry.
     await page.waitForSelector('.activitybar [aria-label^="Agent"]', { timeout: 60000 });
     log("workbench loaded");
@@ -964,6 +870,11 @@ async function main() {
         return shown.includes("last 日本 🎉 the end ✅ 🐍") && shown.includes("mid ÿ 🎌 tail") && !shown.includes("END");
       }, 10000);
       await turnEnded();
+    });
+
+    await trustSessionsScenarios({
+      scenario, until, script, fake, send, turnEnded, frame: () => frame, titleAction, runCommand, page, ws, python, pickMode, lastAgentText,
+      windowShot,
     });
 
     if (process.env.E2E_FINAL_SHOT) await page.screenshot({ path: join(results, "final.png") });
