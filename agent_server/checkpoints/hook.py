@@ -47,13 +47,17 @@ async def restore(
     checkpoint_id: str,
     client: AgentClient | None,
     conversation: bool,
+    only_turn: bool = False,
 ) -> RestoreResult:
-    """Files back to before the checkpoint's turn; with `conversation`, the history is cut at that turn too, so
-    the model's next request no longer contains the removed messages."""
+    """Files back to before the checkpoint's turn (`only_turn`: only that turn's own changes reversed); with
+    `conversation`, the history is cut at that turn too, so the model's next request no longer contains the
+    removed messages."""
     if session is not None and session.busy:
         raise AgentServerError(f"session {session.id} is running a turn; cancel it before restoring")
+    if only_turn and conversation:
+        raise AgentServerError("undoing only one turn keeps the conversation: it cannot also cut it")
     record = await checkpoints.get(checkpoint_id)
-    result = await checkpoints.restore(checkpoint_id, client)
+    result = await checkpoints.restore(checkpoint_id, client, only_turn)
     if conversation:
         await asyncio.to_thread(store.cut_from, record.session_id, record.turn_message_id)
         await checkpoints.forget_from(record.session_id, record.turn_message_id)

@@ -294,12 +294,13 @@ class AgentService:
         return self.checkpoints
 
     async def restore_checkpoint(
-        self, checkpoint_id: str, client: AgentClient | None, conversation: bool = False
+        self, checkpoint_id: str, client: AgentClient | None, conversation: bool = False, only_turn: bool = False
     ) -> RestoreResult:
         checkpoints = self.require_checkpoints()
         record = await checkpoints.get(checkpoint_id)
+        session = self.sessions.get(record.session_id)
         return await checkpointing.restore(
-            checkpoints, self.store, self.sessions.get(record.session_id), checkpoint_id, client, conversation
+            checkpoints, self.store, session, checkpoint_id, client, conversation, only_turn
         )
 
     # --- permissions and models -------------------------------------------------------------------------

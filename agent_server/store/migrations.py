@@ -148,6 +148,12 @@ def m006_session_mode(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE sessions ADD COLUMN mode TEXT")
 
 
+@migration
+def m007_checkpoint_origin(conn: sqlite3.Connection) -> None:
+    # 'restore': the workspace kept just before a restore, so the restore itself can be undone.
+    conn.execute("ALTER TABLE checkpoints ADD COLUMN origin TEXT NOT NULL DEFAULT 'turn'")
+
+
 def applied(db: Database) -> list[str]:
     with db.read() as conn:
         return [row["name"] for row in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]
