@@ -64,5 +64,6 @@ async def restore(
         if session is not None:
             session.history = await asyncio.to_thread(store.load_messages, session.id)
             session.store_version = await asyncio.to_thread(store.version, session.id)
+            session.title = (await asyncio.to_thread(store.get_session, session.id)).title
         result.conversation_cut = True
     return result

@@ -28,6 +28,7 @@ from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
 from ..messages import Message
 from ..session import chat_models
+from ..session.usage_now import session_now
 from ..store import Store
 from ..tools.base import Services
 from ..tools.builtin import builtin_tools
@@ -202,6 +203,8 @@ class AgentService:
         await self._attach_mcp(session, mcp_servers)
         transcript = await self._db(self.store.transcript, session_id)
         for update in replay_updates(transcript, self.tools):
+            await client.session_update(session_id, update)
+        for update in await session_now(self, session):  # the meter and title: not those of before a cut
             await client.session_update(session_id, update)
 
     async def resume_session(self, session_id: str, cwd: str, mcp_servers: list[acp.McpServer]) -> Session:

@@ -144,3 +144,32 @@ async def test_undo_restore_without_a_restore_and_bad_combinations(server: LspCl
             "agent/_checkpoints/restore", {"checkpointId": "ckpt_x", "onlyTurn": True, "conversation": True}
         )
     assert err.value.code == -32602
+
+
+async def test_loading_after_a_cut_sends_the_meter_and_a_title_that_names_no_removed_prompt(
+    server: LspClient, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    repo(workspace)
+    answer_permissions(server, "allow_once")
+    install_apply_edit(server)
+    fake_llm.script(
+        Reply.tool_call("write_file", {"path": "plan.md", "content": "step one\n"}),
+        Reply.text("The plan is written."),
+        Reply.text("Fresh start."),
+    )
+    sid = await new_session(server, workspace)
+    assert await prompt(server, sid, "SECRET PLAN first prompt") == "end_turn"
+    [ckpt] = await checkpoints(server, sid)
+    await server.request("agent/_checkpoints/restore", {"checkpointId": ckpt["id"], "conversation": True})
+    listed = await server.request("agent/session/list", {"cwd": str(workspace)})
+    [entry] = [s for s in listed["sessions"] if s["sessionId"] == sid]
+    assert "SECRET PLAN" not in (entry.get("title") or ""), "the title named the removed prompt"
+
+    assert await prompt(server, sid, "a new beginning") == "end_turn"
+    before = len(server.updates(sid))
+    await server.request("agent/session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
+    loaded = server.updates(sid)[before:]
+    [meter] = [u for u in loaded if u["sessionUpdate"] == "usage_update"]
+    assert 0 < meter["used"] < meter["size"]
+    [info] = [u for u in loaded if u["sessionUpdate"] == "session_info_update"]
+    assert info["title"] == "a new beginning"
