@@ -77,6 +77,8 @@ export class Transcript {
   /** The session's modes (the header's mode button); undefined before a session exists. */
   modes: ModeState | undefined;
   sessions: SessionInfo[] | undefined;
+  /** The chat's session (from the last reset): its `session_info_update` renames it in the history list. */
+  sessionId: string | undefined;
   server: { state: string; message?: string } | undefined;
   /** The workspace folder: paths on cards are shown relative to it. */
   root = "";
@@ -147,6 +149,7 @@ export class Transcript {
     };
     switch (message.type) {
       case "reset":
+        this.sessionId = message.sessionId;
         this.turnPrompt = undefined;
         this.items = [];
         this.byToolCall.clear();
@@ -260,6 +263,16 @@ export class Transcript {
               touch(existing);
             } else {
               touch(this.add({ kind: "plan", entries }));
+            }
+            break;
+          }
+          case "session_info_update": {
+            // Sent when a prompt names the session and after a load (a restore may have re-derived it).
+            const title = (u as { title?: string | null }).title;
+            const entry = this.sessions?.find((s) => s.sessionId === this.sessionId);
+            if (entry && title !== undefined) {
+              entry.title = title;
+              changes.chrome = true;
             }
             break;
           }

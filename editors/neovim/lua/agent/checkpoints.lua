@@ -182,7 +182,7 @@ local function preview_then_run(chat, cl, how)
       #files,
       #paths > 0 and table.concat(paths, ', ') or 'none',
       #conflicts > 0 and ('; %d conflicting file(s) left as they are'):format(#conflicts) or '',
-      how.conversation and '; the conversation from that prompt on is removed' or ''
+      how.conversation and '; the conversation from that prompt on is removed (an undo brings back the files only)' or ''
     )
     vim.ui.select({ how.what, 'Cancel' }, { prompt = prompt, kind = 'agent_restore_confirm' }, function(choice)
       M.close(shown.tab)
