@@ -25,8 +25,9 @@ MODEL_INFO_WAIT_S = 5.0  # a slow or absent LLM server must not hold the load up
 
 
 async def session_now(service: AgentService, session: Session) -> list[acp.SessionUpdate]:
-    """`usage_update` (estimated: the system prompt and the history the next request carries) and the title."""
-    updates: list[acp.SessionUpdate] = [acp.SessionInfoUpdate(title=session.title)]
+    """`usage_update` (estimated: the system prompt and the history the next request carries) and the title (a
+    session without one, e.g. cut back to nothing, has no title to send: clients list it again)."""
+    updates: list[acp.SessionUpdate] = [acp.SessionInfoUpdate(title=session.title)] if session.title else []
     try:
         _provider, _model, info = await asyncio.wait_for(service.provider(), MODEL_INFO_WAIT_S)
     except Exception as exc:  # the meter waits for the next turn then

@@ -363,6 +363,8 @@ function openHistory(open: boolean): void {
   sessions.hidden = !open;
   if (open) {
     sessionList.textContent = "Loading…";
+    // Not the list of the last opening meanwhile: a restore or a prompt may have renamed or emptied sessions since.
+    transcript.sessions = undefined;
     post({ type: "listSessions" });
     sessionSearch.focus();
   }

@@ -82,6 +82,8 @@ export async function restoreScenarios(t) {
     await until("undo-a.txt gone", async () => read("undo-a.txt") === null, 15000);
     if (read("undo-b.txt") !== "beta\n") throw new Error("undoing the first turn touched the later turn's file");
 
+    // Keys typed while the chat webview has focus do not all reach the workbench: focus the editor area first.
+    await page.click(".editor-group-container.active");
     await runCommand("Agent Server: Undo Last Restore");
     const undoQuestion = (await (await dialog()).textContent()) ?? "";
     if (!undoQuestion.includes("undo-a.txt")) throw new Error(`the undo-restore question does not list the file: ${undoQuestion}`);
@@ -117,7 +119,8 @@ export async function restoreScenarios(t) {
     }, 10000);
     log(`meter resumed ${resumed.label} → after the restore ${after.label}`);
     await titleAction("Chat History");
-    const titles = await until("the history list", async () => {
+    const titles = await until("the history list, fetched again", async () => {
+      if (await frame().isHidden("#sessions")) return undefined; // its entries of the last opening are still there
       const tt = await frame().$$eval("#sessions .session-title", (els) => els.map((e) => e.textContent ?? ""));
       return tt.length ? tt : undefined;
     }, 10000);
