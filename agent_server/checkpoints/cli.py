@@ -122,7 +122,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
                 print("nothing restored")
                 return 1
         result = asyncio.run(
-            checkpointing.restore(service, store, None, args.id, None, args.conversation, args.only_turn)
+            checkpointing.restore(service, store, {}, args.id, None, args.conversation, args.only_turn)
         )
     print(f"restored {len(result.files)} file(s)" + (" and cut the conversation" if result.conversation_cut else ""))
     for note in result.notes:

@@ -4,7 +4,7 @@ conversation as well as the files."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,7 @@ def checkpoint_hook(
 async def restore(
     checkpoints: CheckpointService,
     store: Store,
-    session: Session | None,
+    sessions: Mapping[str, Session],
     checkpoint_id: str,
     client: AgentClient | None,
     conversation: bool,
@@ -51,12 +51,13 @@ async def restore(
 ) -> RestoreResult:
     """Files back to before the checkpoint's turn (`only_turn`: only that turn's own changes reversed); with
     `conversation`, the history is cut at that turn too, so the model's next request no longer contains the
-    removed messages."""
-    if session is not None and session.busy:
-        raise AgentServerError(f"session {session.id} is running a turn; cancel it before restoring")
+    removed messages. `sessions`: the live ones (a busy one refuses; a cut one reloads its history)."""
     if only_turn and conversation:
         raise AgentServerError("undoing only one turn keeps the conversation: it cannot also cut it")
     record = await checkpoints.get(checkpoint_id)
+    session = sessions.get(record.session_id)
+    if session is not None and session.busy:
+        raise AgentServerError(f"session {session.id} is running a turn; cancel it before restoring")
     result = await checkpoints.restore(checkpoint_id, client, only_turn)
     if conversation:
         await asyncio.to_thread(store.cut_from, record.session_id, record.turn_message_id)

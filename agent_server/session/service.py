@@ -202,9 +202,8 @@ class AgentService:
         session = await self.open(session_id, cwd)
         await self._attach_mcp(session, mcp_servers)
         transcript = await self._db(self.store.transcript, session_id)
-        for update in replay_updates(transcript, self.tools):
-            await client.session_update(session_id, update)
-        for update in await session_now(self, session):  # the meter and title: not those of before a cut
+        now = await session_now(session, self.settings, self.provider)  # the meter and title: not those before a cut
+        for update in [*replay_updates(transcript, self.tools), *now]:
             await client.session_update(session_id, update)
 
     async def resume_session(self, session_id: str, cwd: str, mcp_servers: list[acp.McpServer]) -> Session:
@@ -300,10 +299,8 @@ class AgentService:
         self, checkpoint_id: str, client: AgentClient | None, conversation: bool = False, only_turn: bool = False
     ) -> RestoreResult:
         checkpoints = self.require_checkpoints()
-        record = await checkpoints.get(checkpoint_id)
-        session = self.sessions.get(record.session_id)
         return await checkpointing.restore(
-            checkpoints, self.store, session, checkpoint_id, client, conversation, only_turn
+            checkpoints, self.store, self.sessions, checkpoint_id, client, conversation, only_turn
         )
 
     # --- permissions and models -------------------------------------------------------------------------
