@@ -31,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("id")
     p.add_argument("--conversation", action="store_true", help="also cut the conversation at that turn")
     p.add_argument("--dry-run", action="store_true", help="only show what would change")
+    p.add_argument("--only-turn", action="store_true", help="reverse only that turn's own changes (later changes stay)")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     p.set_defaults(handler=cmd_restore)
 
@@ -98,13 +99,17 @@ def cmd_restore(args: argparse.Namespace) -> int:
     store, service = _service(args)
     with store:
         try:
-            preview = asyncio.run(service.preview_restore(args.id))
+            preview = asyncio.run(service.preview_restore(args.id, args.only_turn))
         except CheckpointNotFoundError as exc:
             print(f"agent-server: {exc}", file=sys.stderr)
             return 1
-        for d in preview:
+        for d in preview.files:
             sys.stdout.write(unified(d))
-        if not preview:
+            if d.created_later:
+                print(f"note: {d.path} was created after that turn (kept in the checkpoint taken before restoring)")
+        for c in preview.conflicts:
+            print(f"conflict, left as it is: {c.path}: {c.reason}")
+        if not preview.files:
             print("the files are already as they were before that turn")
         if args.dry_run:
             return 0
@@ -116,8 +121,12 @@ def cmd_restore(args: argparse.Namespace) -> int:
             if input(f"Restore the {what} shown above? [y/N] ").strip().lower() not in ("y", "yes"):
                 print("nothing restored")
                 return 1
-        result = asyncio.run(checkpointing.restore(service, store, None, args.id, None, args.conversation))
+        result = asyncio.run(
+            checkpointing.restore(service, store, {}, args.id, None, args.conversation, args.only_turn)
+        )
     print(f"restored {len(result.files)} file(s)" + (" and cut the conversation" if result.conversation_cut else ""))
     for note in result.notes:
         print(f"note: {note}")
+    if result.undo_checkpoint_id:
+        print(f"to undo this restore: agent-server checkpoints restore {result.undo_checkpoint_id} --only-turn")
     return 0

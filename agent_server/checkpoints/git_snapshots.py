@@ -200,3 +200,27 @@ class GitSnapshots:
         out = self._git("count-objects", "-v").decode()
         fields = dict(line.split(": ", 1) for line in out.splitlines() if ": " in line)
         return (int(fields.get("size", 0)) + int(fields.get("size-pack", 0))) * 1024
+
+
+def merge_three(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
+    """`git merge-file`: `base`→`theirs` applied on top of `ours`; None on any conflict (or without git).
+
+    Run in a folder of its own with the same private environment: no repository, no config of the user's applies.
+    """
+    import tempfile
+
+    if shutil.which("git") is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="agent-merge-") as tmp:
+        names = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            (Path(tmp) / name).write_bytes(data)
+            names.append(name)
+        proc = subprocess.run(
+            ["git", *_SAFE, "merge-file", "-p", "-q", *names],
+            cwd=tmp,
+            capture_output=True,
+            timeout=60,
+            env=_env({"GIT_CEILING_DIRECTORIES": tmp, "GIT_DIR": os.devnull}),
+        )
+    return proc.stdout if proc.returncode == 0 else None

@@ -4,7 +4,7 @@ conversation as well as the files."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,22 +43,28 @@ def checkpoint_hook(
 async def restore(
     checkpoints: CheckpointService,
     store: Store,
-    session: Session | None,
+    sessions: Mapping[str, Session],
     checkpoint_id: str,
     client: AgentClient | None,
     conversation: bool,
+    only_turn: bool = False,
 ) -> RestoreResult:
-    """Files back to before the checkpoint's turn; with `conversation`, the history is cut at that turn too, so
-    the model's next request no longer contains the removed messages."""
+    """Files back to before the checkpoint's turn (`only_turn`: only that turn's own changes reversed); with
+    `conversation`, the history is cut at that turn too, so the model's next request no longer contains the
+    removed messages. `sessions`: the live ones (a busy one refuses; a cut one reloads its history)."""
+    if only_turn and conversation:
+        raise AgentServerError("undoing only one turn keeps the conversation: it cannot also cut it")
+    record = await checkpoints.get(checkpoint_id)
+    session = sessions.get(record.session_id)
     if session is not None and session.busy:
         raise AgentServerError(f"session {session.id} is running a turn; cancel it before restoring")
-    record = await checkpoints.get(checkpoint_id)
-    result = await checkpoints.restore(checkpoint_id, client)
+    result = await checkpoints.restore(checkpoint_id, client, only_turn)
     if conversation:
         await asyncio.to_thread(store.cut_from, record.session_id, record.turn_message_id)
         await checkpoints.forget_from(record.session_id, record.turn_message_id)
         if session is not None:
             session.history = await asyncio.to_thread(store.load_messages, session.id)
             session.store_version = await asyncio.to_thread(store.version, session.id)
+            session.title = (await asyncio.to_thread(store.get_session, session.id)).title
         result.conversation_cut = True
     return result

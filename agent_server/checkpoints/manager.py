@@ -23,8 +23,9 @@ from ..errors import AgentServerError
 from ..store import Store
 from ..turn.client import AgentClient, FileChange, TextEdit
 from .git_snapshots import SUBMODULE_MODE, GitError, GitSnapshots, find_repository, private_git_dir
-from .records import CheckpointRecord, CheckpointTable
+from .records import CheckpointRecord, CheckpointTable, Origin
 from .restore_files import UnsafePathError, is_plain_path, put_file, remove_file
+from .undo_turn import Conflict, copy_triples, git_triples, plan
 
 log = logging.getLogger(__name__)
 NOT_TRACKED_NOTE = "outside git only the files the agent's own tools changed are kept; run_command effects are not"
@@ -52,6 +53,7 @@ class FileDiff:
     old_text: str | None
     new_text: str | None
     binary: bool = False
+    created_later: bool = False  # a restore deletes it, but the turn did not create it: made after the turn
 
 
 @dataclass
@@ -59,6 +61,12 @@ class RestoreResult:
     files: list[FileDiff]
     conversation_cut: bool
     notes: list[str] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)  # undo-only-this-turn: files left as they are
+    undo_checkpoint_id: str | None = None  # the workspace kept just before this restore (restore it to undo)
+
+
+class NothingToUndoError(AgentServerError):
+    """`undoRestore` without any restore to undo."""
 
 
 def _text(data: bytes | None) -> tuple[str | None, bool]:
@@ -72,11 +80,18 @@ def _text(data: bytes | None) -> tuple[str | None, bool]:
         return None, True
 
 
-def _diff(path: str, old: bytes | None, new: bytes | None) -> FileDiff:
+def _diff(path: str, old: bytes | None, new: bytes | None, created_later: bool = False) -> FileDiff:
     old_text, old_bin = _text(old)
     new_text, new_bin = _text(new)
     status = "added" if old is None else "deleted" if new is None else "modified"
-    return FileDiff(path=path, status=status, old_text=old_text, new_text=new_text, binary=old_bin or new_bin)
+    return FileDiff(
+        path=path,
+        status=status,
+        old_text=old_text,
+        new_text=new_text,
+        binary=old_bin or new_bin,
+        created_later=created_later and new is None,
+    )
 
 
 def _read(path: Path) -> bytes | None:
@@ -142,7 +157,9 @@ class CheckpointService:
             log.warning("checkpoint before a change failed: %s", exc)
             return None
 
-    def _create(self, session_id: str, workspace: Path, turn_message_id: int, prompt: str) -> CheckpointRecord:
+    def _create(
+        self, session_id: str, workspace: Path, turn_message_id: int, prompt: str, origin: Origin = "turn"
+    ) -> CheckpointRecord:
         repo = self._repo(workspace)
         checkpoint_id = f"ckpt_{uuid.uuid4().hex[:12]}"
         before = None
@@ -158,6 +175,7 @@ class CheckpointService:
             before_ref=before,
             after_ref=None,
             created_at=time.time(),
+            origin=origin,
         )
         self.table.add(record)
         return record
@@ -234,10 +252,47 @@ class CheckpointService:
         record = await self.get(checkpoint_id)
         return [_diff(f.path, f.old, f.new) for f in await asyncio.to_thread(self._compare, record, True)]
 
-    async def preview_restore(self, checkpoint_id: str) -> list[FileDiff]:
-        """What a restore would do: the workspace now → as it was before the turn."""
+    async def preview_restore(self, checkpoint_id: str, only_turn: bool = False) -> RestoreResult:
+        """What a restore would do: the workspace now → as it was before the turn (`only_turn`: with only that
+        turn's own changes reversed, and the files where that conflicts with a later change)."""
         record = await self.get(checkpoint_id)
-        return [_diff(f.path, f.new, f.old) for f in await asyncio.to_thread(self._compare, record, False)]
+        found, conflicts, later = await asyncio.to_thread(self._plan, record, only_turn)
+        files = [_diff(f.path, f.new, f.old, f.path in later) for f in found]
+        return RestoreResult(files=files, conversation_cut=False, conflicts=conflicts)
+
+    def _plan(self, record: CheckpointRecord, only_turn: bool) -> tuple[list[_Found], list[Conflict], set[str]]:
+        """The files to write back, the conflicts (undo only the turn), and the files made after the turn."""
+        if not only_turn:
+            found = self._compare(record, False)
+            return found, [], self._created_later(record, found)
+        if record.kind == "files":
+            triples = copy_triples(self.table, record)
+        else:
+            repo = self._repo(Path(record.workspace))
+            if repo is None or record.before_ref is None:
+                raise GitError(f"the repository of {record.workspace} is gone")
+            now_ref = repo.snapshot(f"{record.id}/now", "agent-server checkpoint: the work tree now")
+            try:
+                triples = git_triples(repo, record, now_ref)
+            finally:
+                repo.delete_ref(f"{record.id}/now")
+        steps, conflicts = plan(triples)
+        found = [_Found(s.path, s.target.data, s.now.data, s.target.mode, s.now.mode) for s in steps]
+        return found, conflicts, set()
+
+    def _created_later(self, record: CheckpointRecord, found: list[_Found]) -> set[str]:
+        """Files a full restore deletes that did not exist at the end of the turn either: someone made them later."""
+        absent_before = {f.path for f in found if f.old is None}
+        if not absent_before:
+            return set()
+        if record.kind == "files":
+            made = {c.path for c in self.table.copies(record.id) if c.after_recorded and c.after is None}
+            return made & absent_before
+        repo = self._repo(Path(record.workspace))
+        if repo is None or record.before_ref is None or record.after_ref is None:
+            return set()
+        at_end = {str(repo.top / c.path) for c in repo.changes(record.before_ref, record.after_ref) if c.new_blob}
+        return absent_before - at_end
 
     def _compare(self, record: CheckpointRecord, at_turn_end: bool) -> list[_Found]:
         """(path, content before the turn, content at the end of the turn (`at_turn_end`, once recorded) or now)
@@ -270,19 +325,52 @@ class CheckpointService:
 
     # --- restoring ------------------------------------------------------------------------------------
 
-    async def restore(self, checkpoint_id: str, client: AgentClient | None) -> RestoreResult:
-        """Put every file the turn (and everything after it) changed back as it was before the turn."""
+    async def restore(self, checkpoint_id: str, client: AgentClient | None, only_turn: bool = False) -> RestoreResult:
+        """Put every file the turn (and everything after it) changed back as it was before the turn; with
+        `only_turn`, reverse only that turn's own changes (undo_turn.py). The workspace is kept first in a
+        checkpoint of origin "restore", so the restore itself can be undone (files made later included)."""
         record = await self.get(checkpoint_id)
-        found = await asyncio.to_thread(self._compare, record, False)
-        root = os.path.realpath(record.workspace)
-        notes = [] if record.kind == "git" else [NOT_TRACKED_NOTE]
-        # Links and files that replaced a folder go first, so the folder's files are then written into a folder.
-        for item in sorted(found, key=lambda f: f.old is not None):
-            try:
-                await _put_back(root, item, client)
-            except (UnsafePathError, OSError) as exc:
-                notes.append(f"{item.path} was not restored: {exc}")
-        return RestoreResult(files=[_diff(f.path, f.new, f.old) for f in found], conversation_cut=False, notes=notes)
+        async with self._lock(record.session_id):
+            found, conflicts, later = await asyncio.to_thread(self._plan, record, only_turn)
+            guard = None
+            if found:
+                try:
+                    guard = await asyncio.to_thread(self._guard, record, found, only_turn)
+                except Exception as exc:  # no way back: the restore does not happen
+                    raise AgentServerError(f"nothing restored: the workspace could not be kept first ({exc})") from exc
+            root = os.path.realpath(record.workspace)
+            notes = [] if record.kind == "git" else [NOT_TRACKED_NOTE]
+            # Links and files that replaced a folder go first, so the folder's files are then written into a folder.
+            for item in sorted(found, key=lambda f: f.old is not None):
+                try:
+                    await _put_back(root, item, client)
+                except (UnsafePathError, OSError) as exc:
+                    notes.append(f"{item.path} was not restored: {exc}")
+            if guard is not None:
+                await asyncio.to_thread(self._record_after, guard)
+        return RestoreResult(
+            files=[_diff(f.path, f.new, f.old, f.path in later) for f in found],
+            conversation_cut=False,
+            notes=notes,
+            conflicts=conflicts,
+            undo_checkpoint_id=guard.id if guard is not None else None,
+        )
+
+    def _guard(self, record: CheckpointRecord, found: list[_Found], only_turn: bool) -> CheckpointRecord:
+        what = "undoing only" if only_turn else "restoring to before"
+        workspace = Path(record.workspace)
+        guard = self._create(record.session_id, workspace, 0, f"({what}) {record.prompt}", origin="restore")
+        if guard.kind == "files":
+            self._copy_before(guard, workspace, [Path(f.path) for f in found])
+        return guard
+
+    async def last_restore(self, session_id: str | None, workspace: str | None) -> CheckpointRecord:
+        """The newest restore's checkpoint: restoring only its own change undoes that restore."""
+        records = await asyncio.to_thread(self.table.select, session_id, workspace)
+        guards = [r for r in records if r.origin == "restore"]
+        if not guards:
+            raise NothingToUndoError("no restore to undo" + (f" in session {session_id}" if session_id else ""))
+        return guards[-1]
 
     async def forget_from(self, session_id: str, turn_message_id: int) -> None:
         """The conversation was cut at a turn: its checkpoint and later ones belong to removed turns."""

@@ -9,6 +9,8 @@ from typing import Literal, cast
 from ..store.db import Database
 
 Kind = Literal["git", "files"]  # git: snapshots are commits under private refs; files: copies in SQLite
+# turn: taken before a turn's first change; restore: taken before a restore, so the restore itself can be undone.
+Origin = Literal["turn", "restore"]
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,7 @@ class CheckpointRecord:
     before_ref: str | None  # git: the snapshot commit taken before the turn's first change
     after_ref: str | None  # git: the snapshot at the end of the turn (None while the turn runs)
     created_at: float
+    origin: Origin = "turn"
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ def _row(r: sqlite3.Row) -> CheckpointRecord:
         before_ref=r["before_ref"],
         after_ref=r["after_ref"],
         created_at=r["created_at"],
+        origin=cast(Origin, r["origin"]),
     )
 
 
@@ -58,7 +62,7 @@ class CheckpointTable:
         with self.db.write() as conn:
             conn.execute(
                 "INSERT INTO checkpoints (id, session_id, workspace, turn_message_id, prompt, kind, before_ref,"
-                " after_ref, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " after_ref, created_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id,
                     record.session_id,
@@ -69,6 +73,7 @@ class CheckpointTable:
                     record.before_ref,
                     record.after_ref,
                     record.created_at,
+                    record.origin,
                 ),
             )
 
@@ -80,7 +85,8 @@ class CheckpointTable:
     def for_turn(self, session_id: str, turn_message_id: int) -> CheckpointRecord | None:
         with self.db.read() as conn:
             row = conn.execute(
-                "SELECT * FROM checkpoints WHERE session_id = ? AND turn_message_id = ?", (session_id, turn_message_id)
+                "SELECT * FROM checkpoints WHERE session_id = ? AND turn_message_id = ? AND origin = 'turn'",
+                (session_id, turn_message_id),
             ).fetchone()
         return None if row is None else _row(row)
 

@@ -28,6 +28,7 @@ from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
 from ..messages import Image, Message
 from ..session import chat_models
+from ..session.usage_now import session_now
 from ..store import Store
 from ..tools.base import Services
 from ..tools.builtin import builtin_tools
@@ -194,7 +195,8 @@ class AgentService:
         session = await self.open(session_id, cwd)
         await self._attach_mcp(session, mcp_servers)
         transcript = await self._db(self.store.transcript, session_id)
-        for update in replay_updates(transcript, self.tools):
+        now = await session_now(session, self.settings, self.provider)  # the meter and title: not those before a cut
+        for update in [*replay_updates(transcript, self.tools), *now]:
             await client.session_update(session_id, update)
 
     async def resume_session(self, session_id: str, cwd: str, mcp_servers: list[acp.McpServer]) -> Session:
@@ -287,12 +289,11 @@ class AgentService:
         return self.checkpoints
 
     async def restore_checkpoint(
-        self, checkpoint_id: str, client: AgentClient | None, conversation: bool = False
+        self, checkpoint_id: str, client: AgentClient | None, conversation: bool = False, only_turn: bool = False
     ) -> RestoreResult:
         checkpoints = self.require_checkpoints()
-        record = await checkpoints.get(checkpoint_id)
         return await checkpointing.restore(
-            checkpoints, self.store, self.sessions.get(record.session_id), checkpoint_id, client, conversation
+            checkpoints, self.store, self.sessions, checkpoint_id, client, conversation, only_turn
         )
 
     # --- permissions and models -------------------------------------------------------------------------

@@ -170,6 +170,12 @@ def m007_message_search(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m008_checkpoint_origin(conn: sqlite3.Connection) -> None:
+    # 'restore': the workspace kept just before a restore, so the restore itself can be undone.
+    conn.execute("ALTER TABLE checkpoints ADD COLUMN origin TEXT NOT NULL DEFAULT 'turn'")
+
+
 def applied(db: Database) -> list[str]:
     with db.read() as conn:
         return [row["name"] for row in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]

@@ -210,6 +210,14 @@ class Store:
                 conn.execute("UPDATE sessions SET history_base = 0 WHERE id = ?", (session_id,))
             conn.execute("DELETE FROM summaries WHERE session_id = ? AND covers_until >= ?", (session_id, message_id))
             conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id))
+            # A title taken from a prompt that is gone would name what was removed: take it from the first left.
+            first = conn.execute(
+                "SELECT content FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id LIMIT 1", (session_id,)
+            ).fetchone()
+            conn.execute(
+                "UPDATE sessions SET title = ? WHERE id = ? AND NOT title_explicit",
+                (derive_title(first["content"]) if first else None, session_id),
+            )
         return int(removed)
 
     # --- summaries --------------------------------------------------------------------------------------

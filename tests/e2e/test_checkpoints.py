@@ -150,7 +150,9 @@ async def test_restore_that_cuts_the_conversation(server: LspClient, workspace: 
     assert result["conversationCut"]
     assert not (workspace / "secret-plan.md").exists()
     assert (workspace / "readme.md").read_text() == "kept\n"
-    assert [c["id"] for c in await checkpoints(server, sid)] == [first["id"]]  # the cut turn's went with it
+    kept = await checkpoints(server, sid)
+    assert [c["id"] for c in kept if c["origin"] == "turn"] == [first["id"]]  # the cut turn's went with it
+    assert [c["id"] for c in kept if c["origin"] == "restore"] == [result["undoCheckpointId"]]  # files: undoable
 
     assert await prompt(server, sid, "and now?") == "end_turn"
     last = sent_messages(fake_llm, len(fake_llm.chat_requests()) - 1)

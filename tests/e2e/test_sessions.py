@@ -68,10 +68,13 @@ async def test_load_replays_the_history_in_a_new_process(
         "tool_call",
         "tool_call_update",
         "agent_message_chunk",
+        "session_info_update",  # then the title and the context meter as they are now
+        "usage_update",
     ]
     assert replay[0]["content"]["text"] == "What does a.py do?\nPlease be brief."
     assert replay[1]["content"]["text"] == "Let me check. "
-    assert replay[-1]["content"]["text"] == "It prints alpha."
+    assert replay[4]["content"]["text"] == "It prints alpha."
+    assert replay[5]["title"] == "What does a.py do?" and 0 < replay[6]["used"] < replay[6]["size"]
     call, done = replay[2], replay[3]
     assert call["toolCallId"] == done["toolCallId"] == live[0]["toolCallId"]
     assert call["title"] == "Read a.py" and call["kind"] == "read" and call["rawInput"] == {"path": "a.py"}
@@ -374,7 +377,7 @@ async def test_replay_keeps_two_prompts_in_a_row_apart(
         await client.request("agent/session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "one"}]})
     assert await prompt(client, sid, "two") == "end_turn"
     await client.request("agent/session/load", {"sessionId": sid, "cwd": str(workspace), "mcpServers": []})
-    replay = client.updates(sid)[-3:]
+    replay = client.updates(sid)[-5:-2]  # the last two: the title and the meter as they are now
     users = [u for u in replay if u["sessionUpdate"] == "user_message_chunk"]
     assert [u["content"]["text"] for u in users] == ["one", "two"]
     # Consecutive chunks of one kind are one message unless their ids differ: these must differ.

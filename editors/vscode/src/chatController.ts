@@ -36,7 +36,7 @@ export interface ChatHost {
   /** The header's mode button: the editor shows its mode picker. */
   pickMode?(): void;
   /** A turn's Review changes / Restore… buttons: the checkpoint of the turn with this prompt. */
-  checkpoint?(action: "review" | "restore", prompt: string): void;
+  checkpoint?(action: "review" | "restore" | "undoTurn", prompt: string): void;
   /** The editor-side actions (absent in unit tests that do not need them). */
   editor?: EditorBridge;
   /** No LLM server answered: offer the built-in model (llm.provider = "embedded") in one action. */

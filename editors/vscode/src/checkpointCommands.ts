@@ -1,16 +1,28 @@
-/** "Review Turn Changes" and "Restore Checkpoint…": the server's checkpoints in VS Code's native diff and dialogs. */
+/**
+ * "Review Turn Changes", "Restore Checkpoint…" (undo only a turn, or go back to before it) and "Undo Last Restore": the
+ * server's checkpoints in VS Code's native diff and dialogs.
+ */
 
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ChatController, Rpc } from "./chatController";
-import { checkpointDescription, checkpointForPrompt, checkpointLabel, newestFirst, restoreQuestion } from "./checkpoints";
+import {
+  checkpointDescription,
+  checkpointForPrompt,
+  checkpointLabel,
+  newestFirst,
+  restoreQuestion,
+  undoRestoreQuestion,
+} from "./checkpoints";
 import type { Checkpoint, CheckpointFile, RestoreResult } from "./protocol";
 
 /** Virtual read-only documents holding a checkpoint's before / after text; never written to disk. */
 export const CHECKPOINT_SCHEME = "agent-server-checkpoint";
 
+const UNDO_TURN = "Undo only this turn";
 const RESTORE_FILES = "Restore files";
 const RESTORE_ALL = "Restore files and conversation";
+const UNDO_RESTORE = "Undo the restore";
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -117,42 +129,92 @@ export class CheckpointCommands implements vscode.TextDocumentContentProvider {
     }
   }
 
-  /** Pick a checkpoint, preview what a restore changes, confirm (files, or files and conversation), restore. */
-  async restore(prompt?: string): Promise<void> {
+  /**
+   * Pick a checkpoint, preview both ways back (only that turn's own changes reversed, or every file as before it),
+   * confirm one, run it. `only` ("undoTurn") offers the undo of the turn alone (the transcript's Undo button).
+   */
+  async restore(prompt?: string, only?: "undoTurn"): Promise<void> {
     const rpc = this.requireRpc();
     if (!rpc) return;
     if (this.controller.isBusy) {
       void vscode.window.showWarningMessage("The agent is answering: stop it before restoring a checkpoint.");
       return;
     }
-    const checkpoint = await this.pick(rpc, "Restore the workspace to before a turn", prompt);
+    const checkpoint = await this.pick(rpc, "Undo a turn, or restore the workspace to before it", prompt);
     if (!checkpoint) return;
-    let preview: CheckpointFile[];
+    let preview: RestoreResult;
+    let undoTurn: RestoreResult;
     try {
-      preview = (
-        await rpc.request<RestoreResult>("agent/_checkpoints/restore", { checkpointId: checkpoint.id, dryRun: true })
-      ).files;
+      const dry = (onlyTurn: boolean): Promise<RestoreResult> =>
+        rpc.request<RestoreResult>("agent/_checkpoints/restore", { checkpointId: checkpoint.id, dryRun: true, onlyTurn });
+      [preview, undoTurn] = await Promise.all([dry(false), dry(true)]);
     } catch (err) {
       void vscode.window.showErrorMessage(`Could not preview the restore: ${message(err)}`);
       return;
     }
-    const { message: question, detail } = restoreQuestion(checkpoint, preview);
-    const choice = await vscode.window.showWarningMessage(question, { modal: true, detail }, RESTORE_FILES, RESTORE_ALL);
+    const undo = { files: undoTurn.files, conflicts: undoTurn.conflicts ?? [] };
+    const { message: question, detail } = restoreQuestion(checkpoint, preview.files, undo);
+    const choices = only === "undoTurn" ? [UNDO_TURN] : [UNDO_TURN, RESTORE_FILES, RESTORE_ALL];
+    const choice = await vscode.window.showWarningMessage(question, { modal: true, detail }, ...choices);
     if (!choice) return;
     const conversation = choice === RESTORE_ALL;
+    const onlyTurn = choice === UNDO_TURN;
     let result: RestoreResult;
     try {
-      result = await rpc.request<RestoreResult>("agent/_checkpoints/restore", { checkpointId: checkpoint.id, conversation });
+      result = await rpc.request<RestoreResult>("agent/_checkpoints/restore", { checkpointId: checkpoint.id, conversation, onlyTurn });
     } catch (err) {
       void vscode.window.showErrorMessage(`Restore failed: ${message(err)}`);
       return;
     }
-    // The server cut the stored history: reload the chat so the removed messages disappear from the transcript too.
+    // The server cut the stored history: reload the chat so the removed messages disappear from the transcript too
+    // (the reload also brings the context meter and the title as they are now).
     if (result.conversationCut && checkpoint.sessionId === this.controller.currentSession) {
       await this.controller.loadSession(checkpoint.sessionId);
     }
+    await this.done(result, onlyTurn ? "Undid the turn: changed" : "Restored", result.conversationCut ? " and the conversation" : "");
+  }
+
+  /** The restore's outcome, with an "Undo the restore" button while the server kept the workspace before it. */
+  private async done(result: RestoreResult, verb: string, extra: string): Promise<void> {
     const n = result.files.length;
-    const done = `Restored ${n} file${n === 1 ? "" : "s"}${result.conversationCut ? " and the conversation" : ""}.`;
-    void vscode.window.showInformationMessage([done, ...(result.notes ?? [])].join(" "));
+    const conflicts = result.conflicts ?? [];
+    const parts = [`${verb} ${n} file${n === 1 ? "" : "s"}${extra}.`];
+    if (conflicts.length) {
+      parts.push(`Left as they are (changed since, on the same lines): ${conflicts.map((c) => path.basename(c.path)).join(", ")}.`);
+    }
+    parts.push(...(result.notes ?? []));
+    const actions = result.undoCheckpointId ? [UNDO_RESTORE] : [];
+    const picked = await vscode.window.showInformationMessage(parts.join(" "), ...actions);
+    if (picked === UNDO_RESTORE) await this.undoRestore();
+  }
+
+  /** "Undo Last Restore": preview what taking the chat's (or workspace's) last restore back changes, confirm, run. */
+  async undoRestore(): Promise<void> {
+    const rpc = this.requireRpc();
+    if (!rpc) return;
+    if (this.controller.isBusy) {
+      void vscode.window.showWarningMessage("The agent is answering: stop it before undoing a restore.");
+      return;
+    }
+    const sessionId = this.controller.currentSession;
+    const where = sessionId ? { sessionId } : { cwd: this.cwd() };
+    let preview: RestoreResult & { checkpoint: Checkpoint };
+    try {
+      preview = await rpc.request<RestoreResult & { checkpoint: Checkpoint }>("agent/_checkpoints/undoRestore", { ...where, dryRun: true });
+    } catch (err) {
+      void vscode.window.showInformationMessage(`Nothing to undo: ${message(err)}`);
+      return;
+    }
+    const { message: question, detail } = undoRestoreQuestion(preview.checkpoint, preview.files, preview.conflicts ?? []);
+    const choice = await vscode.window.showWarningMessage(question, { modal: true, detail }, UNDO_RESTORE);
+    if (choice !== UNDO_RESTORE) return;
+    let result: RestoreResult;
+    try {
+      result = await rpc.request<RestoreResult>("agent/_checkpoints/undoRestore", where);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Undoing the restore failed: ${message(err)}`);
+      return;
+    }
+    await this.done(result, "Undid the restore: changed", "");
   }
 }

@@ -1,6 +1,6 @@
 /** How checkpoints are shown in the pickers and the restore confirmation; no `vscode` import (unit-tested). */
 
-import type { Checkpoint, CheckpointFile } from "./protocol";
+import type { Checkpoint, CheckpointFile, RestoreConflict } from "./protocol";
 
 const STATUS_MARK: Record<string, string> = { added: "A", deleted: "D", modified: "M" };
 
@@ -20,9 +20,9 @@ export function checkpointDescription(c: Checkpoint, locale?: string): string {
   return parts.join(" · ");
 }
 
-/** Newest first: the turn the user most likely wants is the last one. */
+/** The turns' checkpoints, newest first (the ones kept before restores are reached by "Undo Last Restore"). */
 export function newestFirst(list: Checkpoint[]): Checkpoint[] {
-  return [...list].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  return list.filter((c) => c.origin !== "restore").sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
 }
 
 /** A checkpoint's path as the user knows it: relative to the checkpoint's workspace when inside it. */
@@ -35,21 +35,69 @@ export function relativePath(file: string, cwd: string): string {
 export function fileSummary(files: CheckpointFile[], max = 12, cwd = ""): string {
   const lines = files
     .slice(0, max)
-    .map((f) => `${STATUS_MARK[f.status] ?? "?"} ${relativePath(f.path, cwd)}${f.binary ? " (binary)" : ""}`);
+    .map(
+      (f) =>
+        `${STATUS_MARK[f.status] ?? "?"} ${relativePath(f.path, cwd)}${f.binary ? " (binary)" : ""}` +
+        (f.createdLater ? " (made after this turn: Undo Last Restore brings it back)" : ""),
+    );
   if (files.length > max) lines.push(`… and ${files.length - max} more`);
   return lines.join("\n");
 }
 
-/** The restore confirmation's text: what a restore would change, by the preview (`dryRun`). */
-export function restoreQuestion(c: Checkpoint, preview: CheckpointFile[]): { message: string; detail: string } {
+const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? "" : "s"}`;
+
+/** "! clash.txt: changed since the turn on the same lines" per conflict an undo leaves alone. */
+export function conflictSummary(conflicts: RestoreConflict[], cwd = ""): string {
+  return conflicts.map((c) => `! ${relativePath(c.path, cwd)}: ${c.reason}`).join("\n");
+}
+
+/**
+ * The restore confirmation's text, by the two previews (`dryRun`): "Undo only this turn" (its own changes reversed,
+ * later ones kept, conflicts left) and "back to this point" (every file as before the turn, files made later deleted).
+ */
+export function restoreQuestion(
+  c: Checkpoint,
+  preview: CheckpointFile[],
+  undoTurn?: { files: CheckpointFile[]; conflicts: RestoreConflict[] },
+): { message: string; detail: string } {
   const n = preview.length;
   const message =
     n === 0
       ? `Restore to before “${checkpointLabel(c)}”? No file differs from the checkpoint.`
-      : `Restore ${n} file${n === 1 ? "" : "s"} to before “${checkpointLabel(c)}”?`;
+      : `Restore ${plural(n, "file")} to before “${checkpointLabel(c)}”?`;
+  const later = preview.filter((f) => f.createdLater).length;
+  const undo = undoTurn
+    ? [
+        `“Undo only this turn” reverses this turn's own changes and keeps later ones: ${plural(undoTurn.files.length, "file")}` +
+          (undoTurn.conflicts.length ? `; ${plural(undoTurn.conflicts.length, "file")} changed since on the same lines stay as they are:` : "."),
+        [fileSummary(undoTurn.files, 8, c.cwd), conflictSummary(undoTurn.conflicts, c.cwd)].filter(Boolean).join("\n"),
+      ]
+    : [];
   const detail = [
-    n ? fileSummary(preview, 12, c.cwd) : "",
-    "“Restore files and conversation” also removes this turn and every later message from the chat: the model no longer sees them.",
+    ...undo,
+    n ? `“Restore files” puts back every file as it was before the turn:\n${fileSummary(preview, 12, c.cwd)}` : "",
+    later ? `${plural(later, "file")} made after this turn would be deleted; “Undo Last Restore” brings them back.` : "",
+    "“Restore files and conversation” also removes this turn and every later message from the chat: the model no longer sees them. " +
+      "“Undo Last Restore” brings the files back, not the messages.",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  return { message, detail };
+}
+
+/** The confirmation of "Undo Last Restore": what taking the last restore back changes. */
+export function undoRestoreQuestion(
+  c: Checkpoint,
+  preview: CheckpointFile[],
+  conflicts: RestoreConflict[],
+): { message: string; detail: string } {
+  const message = preview.length
+    ? `Undo the last restore? ${plural(preview.length, "file")} change back.`
+    : "Undo the last restore? No file would change.";
+  const detail = [
+    fileSummary(preview, 12, c.cwd),
+    conflicts.length ? `Changed since the restore, left as they are:\n${conflictSummary(conflicts, c.cwd)}` : "",
+    "Files changed after the restore keep those changes. Undoing again redoes the restore.",
   ]
     .filter(Boolean)
     .join("\n\n");

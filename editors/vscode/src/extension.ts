@@ -29,7 +29,8 @@ export function activate(context: vscode.ExtensionContext): void {
     copy: (text) => void vscode.env.clipboard.writeText(text),
     indexWorkspace: () => void indexWorkspace(),
     pickMode: () => void pickMode(),
-    checkpoint: (action, prompt) => void (action === "review" ? checkpoints.review(prompt) : checkpoints.restore(prompt)),
+    checkpoint: (action, prompt) =>
+      void (action === "review" ? checkpoints.review(prompt) : checkpoints.restore(prompt, action === "undoTurn" ? "undoTurn" : undefined)),
     offerBuiltInModel: (offer) => void offerBuiltInModel(offer),
   });
   let switchingToBuiltIn = false;
@@ -164,6 +165,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.registerTextDocumentContentProvider(CHECKPOINT_SCHEME, checkpoints),
     vscode.commands.registerCommand("agentServer.reviewTurnChanges", () => checkpoints.review()),
     vscode.commands.registerCommand("agentServer.restoreCheckpoint", () => checkpoints.restore()),
+    vscode.commands.registerCommand("agentServer.undoRestore", () => checkpoints.undoRestore()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration("agentServer")) return;
       if (switchingToBuiltIn) {

@@ -76,6 +76,6 @@ export type FromWebview =
   | { type: "selectModel"; model: string }
   | { type: "pickMode" }
   /** A turn's Review / Restore buttons: `prompt` is the turn's prompt text (matched to its checkpoint). */
-  | { type: "checkpoint"; action: "review" | "restore"; prompt: string }
+  | { type: "checkpoint"; action: "review" | "restore" | "undoTurn"; prompt: string }
   | { type: "index" }
   | { type: "copy"; text: string };

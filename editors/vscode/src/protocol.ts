@@ -214,6 +214,8 @@ export interface Checkpoint {
   kind: string;
   createdAt: string;
   complete: boolean;
+  /** "turn": before a turn's first change; "restore": the workspace kept just before a restore (to undo it). */
+  origin?: "turn" | "restore";
 }
 
 /** A file a checkpoint's turn changed (show), or that a restore would change / changed (restore). */
@@ -223,6 +225,14 @@ export interface CheckpointFile {
   oldText?: string | null;
   newText?: string | null;
   binary?: boolean;
+  /** A restore deletes it though the turn did not create it: made after the turn (kept in the undo checkpoint). */
+  createdLater?: boolean;
+}
+
+/** A file an "undo only this turn" leaves as it is: a later change touched what the turn changed. */
+export interface RestoreConflict {
+  path: string;
+  reason: string;
 }
 
 export interface RestoreResult {
@@ -230,4 +240,7 @@ export interface RestoreResult {
   conversationCut: boolean;
   restored: boolean;
   notes?: string[];
+  conflicts?: RestoreConflict[];
+  /** The checkpoint taken just before this restore: `agent/_checkpoints/undoRestore` takes the restore back. */
+  undoCheckpointId?: string | null;
 }

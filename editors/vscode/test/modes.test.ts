@@ -138,13 +138,27 @@ test("the restore question lists what would change and explains the conversation
   ];
   const q = restoreQuestion(cp({}), files);
   assert.equal(q.message, "Restore 2 files to before “Rewrite the todo file”?");
-  assert.ok(q.detail.startsWith("M todo.txt\nD sub/new.txt"), q.detail);
+  assert.ok(q.detail.includes("before the turn:\nM todo.txt\nD sub/new.txt"), q.detail);
   assert.match(q.detail, /removes this turn and every later message/);
   assert.match(restoreQuestion(cp({}), []).message, /No file differs/);
   const many = Array.from({ length: 15 }, (_, i) => ({ path: `f${i}`, status: "added" }));
   assert.equal(fileSummary(many).split("\n").at(-1), "… and 3 more");
   assert.equal(relativePath("/proj2/x", "/proj"), "/proj2/x", "a sibling folder with the same prefix stays absolute");
   assert.equal(relativePath("/proj/a/b.py", "/proj/"), "a/b.py");
+});
+
+test("the restore question offers undoing only the turn, with its conflicts, and names files made later", () => {
+  const files = [
+    { path: "/proj/a.txt", status: "modified" },
+    { path: "/proj/later.txt", status: "deleted", createdLater: true },
+  ];
+  const undo = { files: [{ path: "/proj/a.txt", status: "modified" }], conflicts: [{ path: "/proj/clash.txt", reason: "changed since the turn on the same lines the turn changed" }] };
+  const q = restoreQuestion(cp({}), files, undo);
+  assert.match(q.detail, /“Undo only this turn” reverses this turn's own changes and keeps later ones: 1 file; 1 file changed since/);
+  assert.match(q.detail, /! clash\.txt: changed since the turn on the same lines/);
+  assert.match(q.detail, /D later\.txt \(made after this turn: Undo Last Restore brings it back\)/);
+  assert.match(q.detail, /1 file made after this turn would be deleted/);
+  assert.deepEqual(newestFirst([cp({ id: "t" }), cp({ id: "r", origin: "restore" })]).map((c) => c.id), ["t"]);
 });
 
 test("profiles created or deleted since the session started update the mode list", () => {

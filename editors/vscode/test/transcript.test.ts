@@ -222,3 +222,12 @@ test("a replayed prompt's picture is named on its bubble", () => {
   assert.equal(users.length, 1);
   assert.deepEqual((users[0] as { attachments: string[] }).attachments, ["image"]);
 });
+
+test("a session_info_update renames the chat's session in the history list", () => {
+  const t = new Transcript();
+  t.apply({ type: "reset", sessionId: "s1" });
+  t.apply({ type: "sessions", sessions: [{ sessionId: "s1", cwd: "/w", title: "removed prompt" }, { sessionId: "s2", cwd: "/w", title: "other" }] });
+  const changes = t.apply({ type: "update", update: { sessionUpdate: "session_info_update", title: null } });
+  assert.ok(changes.chrome);
+  assert.deepEqual(t.sessions?.map((s) => s.title), [null, "other"]);
+});

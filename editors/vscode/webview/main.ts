@@ -77,6 +77,17 @@ function scrollToLatest(): void {
   jump.hidden = true;
 }
 
+/**
+ * Keeps a following view at its true bottom when something changes size after the scroll: the composer's buttons
+ * swapping as a turn ends, a block finishing its layout. Setting scrollTop once per render left the last line cut
+ * (issue 29: 17 px short at the end of each turn). Content growth is seen through the items themselves; the view
+ * shrinking through the view.
+ */
+const pin = new ResizeObserver(() => {
+  if (follow && view.scrollHeight - view.scrollTop - view.clientHeight > 0) view.scrollTop = view.scrollHeight;
+});
+pin.observe(view);
+
 function renderItems(): void {
   frame = 0;
   const nearBottom = follow || atBottom();
@@ -93,6 +104,7 @@ function renderItems(): void {
       el = document.createElement("div");
       el.id = id;
       view.appendChild(el);
+      pin.observe(el);
     }
     const { className, html } = renderItem(item);
     el.className = className;
@@ -338,6 +350,8 @@ function apply(message: ToWebview): void {
   const changes = transcript.apply(message);
   if (changes.cleared) {
     view.replaceChildren();
+    pin.disconnect();
+    pin.observe(view);
     dirty.clear();
   }
   for (const id of changes.items) dirty.add(id);
@@ -378,6 +392,8 @@ function openHistory(open: boolean): void {
   sessions.hidden = !open;
   if (open) {
     sessionList.textContent = "Loading…";
+    // Not the list of the last opening meanwhile: a restore or a prompt may have renamed or emptied sessions since.
+    transcript.sessions = undefined;
     post({ type: "listSessions", query: sessionSearch.value.trim() || undefined });
     sessionSearch.focus();
   }
@@ -506,11 +522,12 @@ view.addEventListener("click", (e) => {
     post({ type: "openFile", path: link.dataset.open! });
     return;
   }
-  const turnAction = target.closest<HTMLButtonElement>("button.review-turn, button.restore-turn");
+  const turnAction = target.closest<HTMLButtonElement>("button.review-turn, button.restore-turn, button.undo-turn");
   if (turnAction) {
     const item = transcript.get(turnAction.closest(".item")?.id ?? "");
     if (item?.kind === "user") {
-      const action = turnAction.classList.contains("review-turn") ? "review" : "restore";
+      const classes = turnAction.classList;
+      const action = classes.contains("review-turn") ? "review" : classes.contains("undo-turn") ? "undoTurn" : "restore";
       post({ type: "checkpoint", action, prompt: item.text });
     }
     return;

@@ -179,6 +179,7 @@ export function renderItem(item: Item): { className: string; html: string } {
         `<button type="button" class="edit" title="Edit this prompt in the composer">Edit</button></div>`;
       const turn = item.changed
         ? `<div class="turn-actions"><button type="button" class="review-turn" title="What this turn changed, in the diff editor">Review changes</button>` +
+          `<button type="button" class="undo-turn" title="Reverse only this turn's own changes; later changes stay">Undo turn…</button>` +
           `<button type="button" class="restore-turn" title="Put the files (and optionally the chat) back to before this turn">Restore…</button></div>`
         : "";
       return { className: "item user", html: `${chips}<div class="text">${escapeHtml(item.text)}</div>${actions}${turn}` };

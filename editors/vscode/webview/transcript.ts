@@ -79,6 +79,8 @@ export class Transcript {
   sessions: SessionInfo[] | undefined;
   /** The search the sessions answer ("" for the whole list). */
   sessionsQuery = "";
+  /** The chat's session (from the last reset): its `session_info_update` renames it in the history list. */
+  sessionId: string | undefined;
   server: { state: string; message?: string } | undefined;
   /** The workspace folder: paths on cards are shown relative to it. */
   root = "";
@@ -149,6 +151,7 @@ export class Transcript {
     };
     switch (message.type) {
       case "reset":
+        this.sessionId = message.sessionId;
         this.turnPrompt = undefined;
         this.items = [];
         this.byToolCall.clear();
@@ -269,6 +272,16 @@ export class Transcript {
               touch(existing);
             } else {
               touch(this.add({ kind: "plan", entries }));
+            }
+            break;
+          }
+          case "session_info_update": {
+            // Sent when a prompt names the session and after a load (a restore may have re-derived it).
+            const title = (u as { title?: string | null }).title;
+            const entry = this.sessions?.find((s) => s.sessionId === this.sessionId);
+            if (entry && title !== undefined) {
+              entry.title = title;
+              changes.chrome = true;
             }
             break;
           }

@@ -2,6 +2,11 @@
 -- setup.restore = 'restore' (files) or 'restore_conversation' (files and conversation; then one more prompt).
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 
+-- The restore preview is drawn (:redraw) with two tab pages. A headless Neovim (no UI) keeps the grid and tabline
+-- click table it started with, 80x24, and asserts when it draws beyond them (helpers.lua sets 160x40): 80x24 here.
+vim.o.columns = 80
+vim.o.lines = 24
+
 H.run(function()
   local setup = H.cfg.setup
   local answers = { agent_permission = 'Allow once', agent_checkpoint = 1, agent_restore_confirm = 1 }

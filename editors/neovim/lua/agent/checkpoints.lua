@@ -1,4 +1,5 @@
----@mod agent.checkpoints :AgentCheckpoints — review what a turn changed, restore the files (and the conversation).
+---@mod agent.checkpoints :AgentCheckpoints — review what a turn changed, undo only that turn, restore the files (and
+--- the conversation) to before it, undo the last restore.
 local client = require('agent.client')
 
 local M = {}
@@ -132,69 +133,99 @@ function M.review(chat, cl, cp)
   end)
 end
 
---- Restore the files (and, with `conversation`, cut the history at that turn): preview first, then confirm.
-function M.restore(chat, cl, cp, conversation)
-  if chat.busy then
-    vim.notify('agent: a turn is running; stop it first (:AgentStop)', vim.log.levels.WARN)
-    return
-  end
-  client.call(cl, 'agent/_checkpoints/restore', { checkpointId = cp.id, dryRun = true }, function(preview)
+local function restored_event(id, extra)
+  local data = vim.tbl_extend('force', { checkpoint = id, restored = false, files = {} }, extra or {})
+  fire('AgentCheckpointRestored', data)
+end
+
+--- One preview line per file: "calc.py (modified)", and a warning for a file made after the turn.
+local function preview_paths(files, root)
+  return vim.tbl_map(function(f)
+    local note = f.createdLater == true and ', made after this turn: kept in the undo checkpoint' or ''
+    return ('%s (%s%s)'):format(M.relative(f.path, root), f.status, note)
+  end, files)
+end
+
+--- Preview (a diff tab, drawn before the question), confirm, then run `method` with `params`.
+---@param how table {method, params, id, session_id, what, header, conversation}
+local function preview_then_run(chat, cl, how)
+  client.call(cl, how.method, vim.tbl_extend('force', how.params, { dryRun = true }), function(preview)
     if not preview then
       return
     end
     local files = type(preview.files) == 'table' and preview.files or {}
-    if #files == 0 and not conversation then
-      vim.notify('agent: the files are already as they were before that turn', vim.log.levels.INFO)
-      fire('AgentCheckpointRestored', { checkpoint = cp.id, restored = false, files = {} })
+    local conflicts = type(preview.conflicts) == 'table' and preview.conflicts or {}
+    if #files == 0 and #conflicts == 0 and not how.conversation then
+      vim.notify('agent: the files are already as they would be', vim.log.levels.INFO)
+      restored_event(how.id)
       return
     end
-    local paths = vim.tbl_map(function(f)
-      return ('%s (%s)'):format(M.relative(f.path, chat.root), f.status)
+    local header = vim.list_extend({}, how.header)
+    for _, c in ipairs(conflicts) do
+      table.insert(header, ('# Left as it is (conflict): %s: %s'):format(M.relative(c.path, chat.root), c.reason))
+    end
+    local later = vim.tbl_filter(function(f)
+      return f.createdLater == true
     end, files)
-    local shown = M.open_diff('agent://restore-preview/' .. cp.id, {
-      '# Restoring to before: ' .. M.label(cp),
-      '# These files would change back (the diff goes from now to then):',
-    }, files, chat.root)
-    local what = conversation and 'Restore files and conversation' or 'Restore files'
-    local prompt = ('%s? %d file(s): %s%s'):format(
-      what,
+    if #later > 0 then
+      table.insert(
+        header,
+        ('# %d file(s) made after this turn would be deleted (Undo the last restore brings them back)'):format(#later)
+      )
+    end
+    local shown = M.open_diff('agent://restore-preview/' .. how.id, header, files, chat.root)
+    -- vim.ui.select may block (inputlist): draw the preview first, or the question sits over a stale screen.
+    vim.cmd('redraw')
+    local paths = preview_paths(files, chat.root)
+    local prompt = ('%s? %d file(s): %s%s%s'):format(
+      how.what,
       #files,
       #paths > 0 and table.concat(paths, ', ') or 'none',
-      conversation and '; the conversation from that prompt on is removed' or ''
+      #conflicts > 0 and ('; %d conflicting file(s) left as they are'):format(#conflicts) or '',
+      how.conversation and '; the conversation from that prompt on is removed (an undo brings back the files only)' or ''
     )
-    vim.ui.select({ what, 'Cancel' }, { prompt = prompt, kind = 'agent_restore_confirm' }, function(choice)
+    vim.ui.select({ how.what, 'Cancel' }, { prompt = prompt, kind = 'agent_restore_confirm' }, function(choice)
       M.close(shown.tab)
-      if choice ~= what then
-        fire('AgentCheckpointRestored', { checkpoint = cp.id, restored = false, files = {} })
+      if choice ~= how.what then
+        restored_event(how.id)
         return
       end
-      local params = { checkpointId = cp.id, conversation = conversation or false }
-      client.call(cl, 'agent/_checkpoints/restore', params, function(result)
+      client.call(cl, how.method, how.params, function(result)
         if not result then
-          fire('AgentCheckpointRestored', { checkpoint = cp.id, restored = false, files = {} })
+          restored_event(how.id)
           return
         end
         local done = vim.tbl_map(function(f)
           return f.path
         end, type(result.files) == 'table' and result.files or {})
+        local left = vim.tbl_map(function(c)
+          return c.path
+        end, type(result.conflicts) == 'table' and result.conflicts or {})
         vim.cmd('silent! checktime') -- buffers of files restored on disk reload
         local msg = ('agent: restored %d file(s)'):format(#done)
         if result.conversationCut then
           msg = msg .. ' and cut the conversation'
+        end
+        if #left > 0 then
+          msg = msg .. ('; left %d conflicting file(s) as they are: %s'):format(#left, table.concat(left, ', '))
+        end
+        if type(result.undoCheckpointId) == 'string' then
+          msg = msg .. '\n:AgentCheckpoints → "Undo the last restore" takes it back'
         end
         for _, note in ipairs(type(result.notes) == 'table' and result.notes or {}) do
           msg = msg .. '\n' .. tostring(note)
         end
         vim.notify(msg, vim.log.levels.INFO)
         local function finish()
-          fire('AgentCheckpointRestored', {
-            checkpoint = cp.id,
+          restored_event(how.id, {
             restored = true,
             files = done,
+            conflicts = left,
             conversation_cut = result.conversationCut == true,
+            undo_checkpoint = result.undoCheckpointId,
           })
         end
-        if result.conversationCut and chat.session_id and cp.sessionId == chat.session_id then
+        if result.conversationCut and chat.session_id and how.session_id == chat.session_id then
           -- Reload the transcript so the removed messages leave the chat too.
           local chat_mod = require('agent.chat')
           local group = vim.api.nvim_create_augroup('agent_checkpoint_reload', { clear = true })
@@ -213,10 +244,57 @@ function M.restore(chat, cl, cp, conversation)
   end)
 end
 
+--- Restore the files to before that turn (and, with `conversation`, cut the history there); with mode 'undo_turn',
+--- reverse only that turn's own changes (later ones stay; conflicting files are left). Preview first, then confirm.
+---@param mode boolean|string true or 'restore_conversation'; false, nil or 'restore'; or 'undo_turn'
+function M.restore(chat, cl, cp, mode)
+  if chat.busy then
+    vim.notify('agent: a turn is running; stop it first (:AgentStop)', vim.log.levels.WARN)
+    return
+  end
+  local conversation = mode == true or mode == 'restore_conversation'
+  local only_turn = mode == 'undo_turn'
+  local what = only_turn and 'Undo only this turn' or conversation and 'Restore files and conversation' or 'Restore files'
+  local header = only_turn
+      and {
+        '# Undoing only this turn: ' .. M.label(cp),
+        '# Its own changes are reversed, later ones stay (the diff goes from now to after the undo):',
+      }
+    or {
+      '# Restoring to before: ' .. M.label(cp),
+      '# These files would change back (the diff goes from now to then):',
+    }
+  preview_then_run(chat, cl, {
+    method = 'agent/_checkpoints/restore',
+    params = { checkpointId = cp.id, conversation = conversation, onlyTurn = only_turn },
+    id = cp.id,
+    session_id = cp.sessionId,
+    what = what,
+    header = header,
+    conversation = conversation,
+  })
+end
+
+--- Undo the last restore of this chat's session (or workspace): reverse only what that restore changed.
+function M.undo_restore(chat, cl)
+  if chat.busy then
+    vim.notify('agent: a turn is running; stop it first (:AgentStop)', vim.log.levels.WARN)
+    return
+  end
+  preview_then_run(chat, cl, {
+    method = 'agent/_checkpoints/undoRestore',
+    params = chat.session_id and { sessionId = chat.session_id } or { cwd = chat.root },
+    id = 'undo-restore',
+    what = 'Undo the last restore',
+    header = { '# Undoing the last restore (files changed since it stay as they are):' },
+  })
+end
+
 M.ACTIONS = {
   { id = 'review', label = 'Review what this turn changed' },
-  { id = 'restore', label = 'Restore the files to before this turn' },
-  { id = 'restore_conversation', label = 'Restore the files and the conversation to before this turn' },
+  { id = 'undo_turn', label = 'Undo only this turn (later changes stay)' },
+  { id = 'restore', label = 'Back to this point: restore the files to before this turn' },
+  { id = 'restore_conversation', label = 'Back to this point: the files and the conversation' },
 }
 
 --- :AgentCheckpoints — pick a turn of this chat's session, then review or restore it.
@@ -233,16 +311,28 @@ function M.pick(chat, cl)
       return
     end
     local newest_first = {}
+    local last_restore = nil
     for i = #list, 1, -1 do
-      table.insert(newest_first, list[i])
+      if list[i].origin == 'restore' then
+        last_restore = last_restore or list[i]
+      else
+        table.insert(newest_first, list[i])
+      end
+    end
+    if last_restore then
+      table.insert(newest_first, 1, { undo_restore = true, createdAt = last_restore.createdAt })
     end
     vim.ui.select(newest_first, {
       prompt = 'Checkpoint (before the turn)',
       kind = 'agent_checkpoint',
-      format_item = M.label,
+      format_item = function(cp)
+        return cp.undo_restore and ('Undo the last restore (%s)'):format(when(cp.createdAt)) or M.label(cp)
+      end,
     }, function(cp)
       if not cp then
         return
+      elseif cp.undo_restore then
+        return M.undo_restore(chat, cl)
       end
       vim.ui.select(M.ACTIONS, {
         prompt = one_line(cp.prompt, 50),
@@ -256,7 +346,7 @@ function M.pick(chat, cl)
         elseif action.id == 'review' then
           M.review(chat, cl, cp)
         else
-          M.restore(chat, cl, cp, action.id == 'restore_conversation')
+          M.restore(chat, cl, cp, action.id)
         end
       end)
     end)

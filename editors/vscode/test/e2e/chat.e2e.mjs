@@ -15,6 +15,7 @@ import {
 } from "./boot.mjs";
 import { TOTAL, buildRuffLsp, editsScenarios } from "./edits.e2e.mjs";
 import { trustSessionsScenarios } from "./trust_sessions.e2e.mjs";
+import { restoreScenarios } from "./restore.e2e.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const extRoot = resolve(here, "../..");
@@ -740,6 +741,7 @@ async function main() {
       await turnEnded();
     });
 
+    await restoreScenarios({ scenario, until, script, fake, send, turnEnded, frame: () => frame, lastAgentText, titleAction, runCommand, page, ws, log });
     await editsScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, openFile, frame: () => frame, lastAgentText });
     await scenario("typing / completes the server's slash commands; the expanded prompt reaches the model", async () => {
       mkdirSync(join(ws, ".agent-server/commands"), { recursive: true });
