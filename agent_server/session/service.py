@@ -8,7 +8,7 @@ import logging
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from .. import acp
 from ..agents import Profile, modes
@@ -38,12 +38,10 @@ from ..turn.client import AgentClient
 from ..turn.live_session import Session
 from ..turn.relay import UpdateRelay
 from .edit_format import with_edit_format
+from .endpoint import Endpoint
 from .profiled_turn import run_profiled_turn
 from .replay import replay_updates
 from .titles import title_from_prompt
-
-if TYPE_CHECKING:
-    from ..llm.slot_cache import SlotCache
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -58,14 +56,8 @@ class AgentService:
         self.roots = [r.resolve() for r in (roots or [])]
         self.sessions: dict[str, Session] = {}
         self.services = Services()
-        self._provider: Provider | None = None
-        self._model: str | None = None
-        self._model_info: ModelInfo | None = None
-        self._provider_lock = asyncio.Lock()
-        self._retired: list[Provider] = []  # replaced providers, closed once no turn uses them
-        self._listing = 0  # list_models calls in flight (they use the provider too)
-        self._slots: SlotCache | None = None  # saved sessions' KV caches (llama.cpp with llm.slot_save_path)
         self.store = Store(settings.database_path())
+        self.endpoint = Endpoint(self.store, self.services, lambda: any(s.busy for s in self.sessions.values()))
         self.tools = ToolRegistry(builtin_tools(settings), result_limit=settings.tools.result_limit)
         self.policy = PermissionPolicy(settings.tools, self.store)  # "always" answers survive restarts
         self.checkpoints = from_settings(settings.checkpoints, self.store)
@@ -104,41 +96,17 @@ class AgentService:
         """New settings (workspace/configuration): later turns use them; the endpoint is resolved again."""
         self.settings = settings
         self.policy = PermissionPolicy(settings.tools, self.store)
-        async with self._provider_lock:
-            await self._retire_provider()
+        await self.endpoint.replace()
 
     async def provider(self, client: AgentClient | None = None) -> tuple[Provider, str, ModelInfo | None]:
-        """Resolve the endpoint lazily: session/new must work while the LLM server is down. `client` shows the
-        download of the built-in model, if one is needed (a progress bar in the terminal, `$/progress` in editors)."""
-        async with self._provider_lock:
-            if self._provider is None or self._model is None:
-                from ..llm.capabilities import StoreCapabilityCache
-                from ..llm.registry import open_provider
-
-                cache = StoreCapabilityCache(self.store)
-                self.services["capability_cache"] = cache  # the loop remembers what it learns (dropped tools)
-                begin = client.begin_progress if client is not None else None
-                self._provider, self._model, self._model_info = await open_provider(
-                    self.settings, cache=cache, begin=begin
-                )
-                from ..llm.slot_cache import slot_cache_for  # httpx and its CLI's imports: not at start
-
-                self._slots = slot_cache_for(self.settings.llm, self._provider, self._model_info)
-            return self._provider, self._model, self._model_info
+        """The shared LLM endpoint (session/endpoint.py), resolved on first use."""
+        return await self.endpoint.get(self.settings, client)
 
     async def turn_provider(
         self, session: Session, client: AgentClient | None = None
     ) -> tuple[Provider, str, ModelInfo | None]:
-        """The provider as a turn of `session` uses it: through the slot cache when there is one (saved sessions
-        resume warm, llm/slot_cache.py)."""
-        provider, model, info = await self.provider(client)
-        slots = self._slots
-        return (slots.wrap(provider, session.id) if slots is not None else provider), model, info
-
-    def _save_slot(self, session_id: str) -> None:
-        """The session went idle: its KV cache is saved if it stays so (llm/slot_cache.py)."""
-        if self._slots is not None:
-            self._slots.idle(session_id)
+        """The provider as a turn of `session` uses it (through the slot cache when there is one)."""
+        return await self.endpoint.for_session(self.settings, session.id, client)
 
     # --- sessions ---------------------------------------------------------------------------------------
 
@@ -150,7 +118,7 @@ class AgentService:
         if not Path(cwd).is_absolute():
             raise InvalidParamsError(f"cwd must be an absolute path, got {cwd[:200]!r}")
         session = Session(id=f"sess_{uuid.uuid4().hex[:16]}", cwd=Path(cwd).resolve(), roots=self._roots_for(cwd))
-        await self._db(self.store.create_session, str(session.cwd), self._model, None, session.id)
+        await self._db(self.store.create_session, str(session.cwd), self.endpoint.model, None, session.id)
         session.store_version = (0, 0)
         session.mode = self.settings.agent.mode
         self.sessions[session.id] = session
@@ -213,8 +181,8 @@ class AgentService:
             return
         if session.turn is not None:
             session.turn.cancel()
-        elif self._slots is not None:
-            await self._slots.save(session_id)
+        elif self.endpoint.slots is not None:
+            await self.endpoint.slots.save(session_id)
         if session.mcp is not None:
             await session.mcp.aclose()
 
@@ -233,8 +201,8 @@ class AgentService:
             await session.mcp.aclose()
         await self._db(self.store.get_session, session_id)
         await self._db(self.store.delete_session, session_id)
-        if self._slots is not None:
-            self._slots.forget(session_id)
+        if self.endpoint.slots is not None:
+            self.endpoint.slots.forget(session_id)
 
     async def _attach_mcp(self, session: Session, servers: list[acp.McpServer]) -> None:
         """Start the session's MCP servers (config + the client's) in the background; never blocks."""
@@ -319,36 +287,20 @@ class AgentService:
         return chat_models.missing_model(exc, model or configured, names) or exc
 
     async def list_models(self) -> dict[str, Any]:
-        self._listing += 1  # a select_model meanwhile must not close the provider under this request
-        try:
+        async with self.endpoint.listing():
             provider, model, _info = await self.provider()
             listed = await provider.list_models()
             # One entry per model, and "current" spelled as listed ("qwen3" is the listed "qwen3:latest").
             listed = unique_models(listed, lambda m: m.name)
             current = find_listed(model, [m.name for m in listed]) or model
             models = await chat_models.describe(provider, listed, current)
-        finally:
-            self._listing -= 1
         return chat_models.as_wire(current, models)
 
     async def select_model(self, model: str) -> str:
         """Later prompts use `model`; its capabilities are read again. A running turn finishes on the old one."""
         self.settings.llm.model = model
-        async with self._provider_lock:
-            await self._retire_provider()
+        await self.endpoint.replace()
         return model
-
-    async def _retire_provider(self) -> None:
-        """Drop the current provider; close its HTTP client only once no turn streams from it."""
-        if self._provider is not None:
-            self._retired.append(self._provider)
-        if self._slots is not None:
-            await self._slots.aclose()
-        self._provider, self._model, self._model_info, self._slots = None, None, None, None
-        if not any(s.busy for s in self.sessions.values()) and not self._listing:
-            retired, self._retired = self._retired, []
-            for provider in retired:
-                await provider.aclose()
 
     # --- turns ------------------------------------------------------------------------------------------
 
@@ -380,12 +332,10 @@ class AgentService:
             return "cancelled"
         finally:
             session.turn = None
-            self._save_slot(session.id)
+            self.endpoint.idle(session.id)
             if not any(s.busy for s in self.sessions.values()):
                 self.idle.set()
-                retired, self._retired = self._retired, []
-                for provider in retired:
-                    await provider.aclose()
+                await self.endpoint.close_retired()
 
     async def list_resources(self, session_id: str) -> list[dict[str, Any]]:
         """The session's MCP resources and templates, for the editors' `@server:uri` completion."""
@@ -494,8 +444,5 @@ class AgentService:
                 await session.mcp.aclose()
         if self.indexer is not None:
             await self.indexer.aclose()
-        if self._slots is not None:
-            await self._slots.aclose()
-        for provider in [*self._retired, *([self._provider] if self._provider else [])]:
-            await provider.aclose()
+        await self.endpoint.aclose()
         self.store.close()
