@@ -4,13 +4,13 @@
 // (the fake sees its HTTP stream closed), and the status-bar item turns completion off.
 //
 // Env: CODE_SERVER, AGENT_PYTHON, VSIX, CHROMIUM as for chat.e2e.mjs. Writes test-results/completion-summary.json.
-import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { cpSync, existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import {
+  installExtension, launchBrowser, makeProfile, openWorkbench, startCodeServer, startFakeLlm, until, writeSettings,
+} from "./boot.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const extRoot = resolve(here, "../..");
@@ -32,46 +32,6 @@ const ANSWERS = {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => console.log(`[completion-e2e ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
-async function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-    s.on("error", rej);
-  });
-}
-
-async function until(what, fn, timeoutMs = 30000, everyMs = 100) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(everyMs);
-  }
-  throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-}
-
-function startFakeLlm(env, answersFile) {
-  const args = ["-m", "tests.fakes.fake_llm", "--port", "0", "--model", MODEL, "--default", "", "--fim-by-line", answersFile];
-  const proc = spawn(python, args, { cwd: repoRoot, env, stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((res, rej) => {
-    let out = "";
-    proc.stdout.on("data", (d) => {
-      out += d;
-      const m = /READY (\S+)/.exec(out);
-      if (m) res({ proc, url: m[1] });
-    });
-    proc.on("exit", (code) => rej(new Error(`fake LLM exited (${code}) before READY`)));
-  });
-}
-
 /** The FIM requests the fake received, with the text before the cursor on their line. */
 async function fimRequests(url) {
   const r = await fetch(`${url}/_fake/requests`);
@@ -83,74 +43,29 @@ async function fimRequests(url) {
 async function main() {
   mkdirSync(results, { recursive: true });
   const tmp = mkdtempSync(join(tmpdir(), "agent-vscode-completion-"));
-  const ws = join(tmp, "workspace");
-  const ud = join(tmp, "user-data");
-  const ext = join(tmp, "extensions");
-  for (const d of [ws, join(ud, "User"), ext, join(tmp, "xdg")]) mkdirSync(d, { recursive: true });
+  const profile = makeProfile(tmp, { AGENT_SERVER_STORE__PATH: join(tmp, "agent.db") });
+  const { ws, ud, env } = profile;
   writeFileSync(join(ws, "geo.py"), GEO);
   writeFileSync(join(tmp, "answers.json"), JSON.stringify(ANSWERS));
-  const env = {
-    ...process.env,
-    XDG_CONFIG_HOME: join(tmp, "xdg/config"),
-    XDG_DATA_HOME: join(tmp, "xdg/data"),
-    XDG_STATE_HOME: join(tmp, "xdg/state"),
-    XDG_CACHE_HOME: join(tmp, "xdg/cache"),
-    AGENT_SERVER_STORE__PATH: join(tmp, "agent.db"),
-    EXTENSIONS_GALLERY: "{}",
-  };
   const cleanups = [];
   const outcomes = [];
   let page;
   try {
-    const fake = await startFakeLlm(env, join(tmp, "answers.json"));
+    const fake = await startFakeLlm(python, repoRoot, env, [MODEL], ["--default", "", "--fim-by-line", join(tmp, "answers.json")]);
     cleanups.push(() => fake.proc.kill());
-    writeFileSync(
-      join(ud, "User/settings.json"),
-      JSON.stringify({
-        "workbench.startupEditor": "none",
-        "security.workspace.trust.enabled": false,
-        "telemetry.telemetryLevel": "off",
-        "update.mode": "none",
-        "extensions.autoCheckUpdates": false,
-        "extensions.autoUpdate": false,
-        "chat.disableAIFeatures": true,
-        "workbench.tips.enabled": false,
-        "editor.inlineSuggest.enabled": true,
-        "agentServer.serverCommand": [python, "-m", "agent_server", "serve", "--log-level", "INFO"],
-        "agentServer.llm.provider": "ollama",
-        "agentServer.llm.baseUrl": fake.url,
-        "agentServer.llm.model": MODEL,
-      }),
-    );
-    const install = spawnSync(codeServer, ["--extensions-dir", ext, "--user-data-dir", ud, "--install-extension", vsix], { env, encoding: "utf8" });
-    if (install.status !== 0) throw new Error(`installing the vsix failed: ${install.stderr}${install.stdout}`);
-    const port = await freePort();
-    const cs = spawn(
-      codeServer,
-      ["--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
-        "--disable-workspace-trust", "--disable-getting-started-override", "--extensions-dir", ext, "--user-data-dir", ud, ws],
-      { env, detached: true, stdio: ["ignore", "ignore", "pipe"] },
-    );
-    let csErr = "";
-    cs.stderr.on("data", (d) => (csErr += d));
-    cleanups.push(() => {
-      try {
-        process.kill(-cs.pid, "SIGTERM");
-      } catch {}
+    writeSettings(profile, {
+      "editor.inlineSuggest.enabled": true,
+      "agentServer.serverCommand": [python, "-m", "agent_server", "serve", "--log-level", "INFO"],
+      "agentServer.llm.provider": "ollama",
+      "agentServer.llm.baseUrl": fake.url,
+      "agentServer.llm.model": MODEL,
     });
-    const base = `http://127.0.0.1:${port}`;
-    await until("code-server /healthz", async () => (await fetch(`${base}/healthz`)).ok, 60000, 250).catch((e) => {
-      throw new Error(`${e.message}\n${csErr}`);
-    });
-    const browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
-    });
+    installExtension(codeServer, profile, vsix);
+    const cs = await startCodeServer(codeServer, profile);
+    cleanups.push(cs.stop);
+    const browser = await launchBrowser(chromiumPath);
     cleanups.push(() => browser.close());
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await page.goto(`${base}/?folder=${encodeURIComponent(ws)}`);
-    await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
+    page = await openWorkbench(browser, cs.base, ws);
     await page.waitForSelector('.activitybar [aria-label^="Agent"]', { timeout: 60000 });
     const statusItem = () => page.$eval('.statusbar [id="agent-server.agent-server-vscode.agentServer.completion"], .statusbar-item[aria-label*="Completion"]', (e) => e.textContent ?? "");
     await until("the completion status item", async () => (await statusItem()).includes("Completion"), 30000);
