@@ -87,7 +87,7 @@ async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change
     if change.create:
         path.parent.mkdir(parents=True, exist_ok=True)
     unsaved = ctx.client.open_document_text(path)
-    dirty = not change.create and unsaved is not None and unsaved != await asyncio.to_thread(_read_or_none, path)
+    dirty = not change.create and unsaved is not None and _differ(unsaved, await asyncio.to_thread(_read_or_none, path))
     if not await ctx.client.apply_edit(label, [change]):
         raise ToolError(f"the editor refused the edit to {rel}")
     if dirty:  # the user's unsaved text is theirs to save: the change stays in the buffer
@@ -99,6 +99,12 @@ async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change
     if on_disk != final:
         await asyncio.to_thread(atomic_write, path, final)
     return ""
+
+
+def _differ(buffer: str, disk: str | None) -> bool:
+    """Whether an open buffer has unsaved changes; editors disagree about a file's final newline (Neovim's 'eol',
+    'fixeol'), which is no change of the user's."""
+    return disk is None or buffer.removesuffix("\n") != disk.removesuffix("\n")
 
 
 def _read_or_none(path: Path) -> str | None:
