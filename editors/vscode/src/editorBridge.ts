@@ -6,7 +6,9 @@ import * as vscode from "vscode";
 import type { EditorBridge } from "./chatController";
 import { diagnosticsText, mentionBlock } from "./mentions";
 import type { Mention } from "./messages";
-import type { ContentBlock } from "./protocol";
+import type { ContentBlock, ToolCallFields } from "./protocol";
+import type { ReviewEditor } from "./reviewEditor";
+import type { ReviewAnswer } from "./reviewHunks";
 
 /** Virtual documents holding proposed text (the right side of "Open diff"); never written to disk. */
 export const PROPOSED_SCHEME = "agent-server-proposed";
@@ -24,7 +26,16 @@ export class VsCodeEditorBridge implements EditorBridge, vscode.TextDocumentCont
     private readonly state: vscode.Memento,
     private readonly root: () => string,
     private readonly stateDir?: string,
+    private readonly review?: ReviewEditor,
   ) {}
+
+  openReview(requestId: string, toolCall: ToolCallFields): Promise<boolean> {
+    return this.review?.open(requestId, toolCall) ?? Promise.resolve(false);
+  }
+
+  reviewAnswer(requestId: string, allowed: boolean): Promise<ReviewAnswer | undefined> {
+    return this.review?.answer(requestId, allowed) ?? Promise.resolve(undefined);
+  }
 
   private get stateFile(): string | undefined {
     return this.stateDir ? path.join(this.stateDir, "chat-session.json") : undefined;
