@@ -1,15 +1,15 @@
 /** A proposed file change as a real diff editor: the text now (read-only) beside the proposal, an in-memory
- * document the user may edit; "Reject hunk" lenses put a hunk back as it was. The permission answer then carries
- * what the user changed (`_meta.review`), and the server writes exactly that. Nothing here touches the disk. */
+ * document the user may edit; the diff editor's own revert arrow (or "Diff Editor: Revert") puts a hunk back as it
+ * was. The permission answer then carries what the user changed (`_meta.review`), and the server writes exactly
+ * that. Nothing here touches the disk. */
 
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { ToolCallFields } from "./protocol";
-import { lineDiff, reviewAnswer, revertChange, type ReviewAnswer, type ServerHunk, splitLines } from "./reviewHunks";
+import { reviewAnswer, type ReviewAnswer, type ServerHunk } from "./reviewHunks";
 
 export const REVIEW_SCHEME = "agent-server-review";
 const BASE_SCHEME = "agent-server-review-base";
-const REJECT = "agentServer.review.rejectHunk";
 
 interface Review {
   requestId: string;
@@ -30,23 +30,16 @@ function reviewable(toolCall: ToolCallFields): { file: string; base: string; pro
   return { file: d.path, base: d.oldText ?? "", proposed: d.newText, hunks: meta.hunks };
 }
 
-export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocumentContentProvider, vscode.CodeLensProvider {
+export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocumentContentProvider {
   private readonly files = new Map<string, Uint8Array>();
   private readonly reviews = new Map<string, Review>();
   private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
-  private readonly lensesChanged = new vscode.EventEmitter<void>();
   readonly onDidChangeFile = this.changed.event;
-  readonly onDidChangeCodeLenses = this.lensesChanged.event;
 
   register(): vscode.Disposable {
     return vscode.Disposable.from(
       vscode.workspace.registerFileSystemProvider(REVIEW_SCHEME, this, { isCaseSensitive: true }),
       vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
-      vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME }, this),
-      vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document.uri.scheme === REVIEW_SCHEME) this.lensesChanged.fire();
-      }),
-      vscode.commands.registerCommand(REJECT, (uri: vscode.Uri, index: number) => this.reject(uri, index)),
     );
   }
 
@@ -59,7 +52,7 @@ export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocum
     const left = vscode.Uri.from({ scheme: BASE_SCHEME, path: `/${requestId}/${name}` });
     this.files.set(right.path, new TextEncoder().encode(found.proposed));
     this.reviews.set(requestId, { requestId, ...found, left, right });
-    const title = `${name}: now ↔ proposed (edit it, reject hunks, then Allow in the chat)`;
+    const title = `${name}: now ↔ proposed (edit it, revert hunks, then Allow in the chat)`;
     await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false, preserveFocus: true });
     return true;
   }
@@ -86,33 +79,6 @@ export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocum
 
   private byUri(uri: vscode.Uri): Review | undefined {
     return [...this.reviews.values()].find((r) => r.right.path === uri.path || r.left.path === uri.path);
-  }
-
-  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
-    const review = this.byUri(doc.uri);
-    if (!review) return [];
-    const changes = lineDiff(splitLines(review.base), splitLines(doc.getText()));
-    return changes.map((c, index) => {
-      const line = Math.min(c.bStart, Math.max(0, doc.lineCount - 1));
-      const what = c.bCount === 0 ? "put back the removed lines" : "reject this hunk";
-      return new vscode.CodeLens(new vscode.Range(line, 0, line, 0), {
-        title: `$(discard) ${what}`,
-        command: REJECT,
-        arguments: [doc.uri, index],
-      });
-    });
-  }
-
-  private async reject(uri: vscode.Uri, index: number): Promise<void> {
-    const review = this.byUri(uri);
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
-    if (!review || !doc) return;
-    const now = doc.getText();
-    const change = lineDiff(splitLines(review.base), splitLines(now))[index];
-    if (!change) return;
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(uri, new vscode.Range(doc.positionAt(0), doc.positionAt(now.length)), revertChange(review.base, now, change));
-    await vscode.workspace.applyEdit(edit);
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {

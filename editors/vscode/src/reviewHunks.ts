@@ -90,11 +90,3 @@ export function reviewAnswer(base: string, proposed: string, now: string, hunks:
   const rejectedHunks = hunks.flatMap((h, i) => (changes.some((c) => touches(h, c)) ? [] : [i]));
   return { content: now, rejectedHunks };
 }
-
-/** `now` with the change `c` (between base and now) put back to the base's lines: a rejected hunk. */
-export function revertChange(base: string, now: string, c: Change): string {
-  const nowLines = now.split("\n");
-  const baseLines = splitLines(base);
-  nowLines.splice(c.bStart, c.bCount, ...baseLines.slice(c.aStart, c.aStart + c.aCount));
-  return nowLines.join("\n");
-}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { lineDiff, reviewAnswer, revertChange, splitLines } from "../src/reviewHunks";
+import { lineDiff, reviewAnswer, splitLines } from "../src/reviewHunks";
 
 const BASE = "def total(xs):\n    return sum(xs)\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n";
 const PROPOSED = "def total(xs):\n    return sum(xs) + 0\n\n\ndef mean(xs):\n    return total(xs) / max(1, len(xs))\n";
@@ -16,8 +16,7 @@ test("a proposal allowed as it is carries no review", () => {
 test("a hunk put back as it was is reported rejected; an edited one is not", () => {
   const [first] = lineDiff(splitLines(BASE), splitLines(PROPOSED));
   assert.deepEqual(first, { aStart: 1, aCount: 1, bStart: 1, bCount: 1 });
-  const rejected = revertChange(BASE, PROPOSED, first!);
-  assert.equal(rejected, BASE.replace("/ len(xs)", "/ max(1, len(xs))"));
+  const rejected = BASE.replace("/ len(xs)", "/ max(1, len(xs))"); // the first hunk reverted in the diff editor
   const edited = rejected.replace("max(1, len(xs))", "(len(xs) or 1)");
   assert.deepEqual(reviewAnswer(BASE, PROPOSED, edited, HUNKS), { content: edited, rejectedHunks: [0] });
 });

@@ -14,6 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { TOTAL, buildRuffLsp, editsScenarios } from "./edits.e2e.mjs";
+import { reviewScenarios } from "./review.e2e.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const extRoot = resolve(here, "../..");
@@ -794,6 +795,7 @@ async function main() {
     });
 
     await editsScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, openFile, frame: () => frame, lastAgentText });
+    await reviewScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, frame: () => frame, lastAgentText, page, ws });
     await scenario("typing / completes the server's slash commands; the expanded prompt reaches the model", async () => {
       mkdirSync(join(ws, ".agent-server/commands"), { recursive: true });
       writeFileSync(join(ws, ".agent-server/commands/review.md"), "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 for bugs (command R7).");
