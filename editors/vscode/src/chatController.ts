@@ -72,7 +72,8 @@ export interface EditorBridge {
   editorMention(kind: "selection" | "buffer" | "diagnostics"): Promise<Mention | undefined>;
   /** The chips of a prompt as ACP blocks (resource with the text, or resource_link). */
   mentionBlocks(mentions: Mention[]): Promise<ContentBlock[]>;
-  insertCode(text: string, mode: "insert" | "apply"): Promise<void>;
+  /** `merge`: the file with the block merged where it belongs, null when no single place is found. */
+  insertCode(text: string, mode: "insert" | "apply", merge?: (file: string, block: string) => Promise<string | null>): Promise<void>;
   /** A permission request that offers a file change for review: open it as an editable diff. */
   openReview?(requestId: string, toolCall: ToolCallFields): Promise<boolean>;
   /** The user's changes to a reviewed proposal (undefined: as proposed, or not allowed); closes the review. */
@@ -262,7 +263,9 @@ export class ChatController {
         return;
       }
       case "insertCode":
-        return this.host.editor?.insertCode(message.text, message.mode);
+        return this.host.editor?.insertCode(message.text, message.mode, async (text, block) =>
+          this.rpc ? (await this.rpc.request<{ text: string | null }>("agent/_mergeBlock", { text, block })).text : null,
+        );
       case "stop":
         return this.stop();
       case "newChat":

@@ -47,24 +47,41 @@ export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocum
   async open(requestId: string, toolCall: ToolCallFields): Promise<boolean> {
     const found = reviewable(toolCall);
     if (!found) return false;
-    const name = path.basename(found.file);
-    const right = vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${requestId}/${name}` });
-    const left = vscode.Uri.from({ scheme: BASE_SCHEME, path: `/${requestId}/${name}` });
-    this.files.set(right.path, new TextEncoder().encode(found.proposed));
-    this.reviews.set(requestId, { requestId, ...found, left, right });
-    const title = `${name}: now ↔ proposed (edit it, revert hunks, then Allow in the chat)`;
-    await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false, preserveFocus: true });
+    await this.show(requestId, found, "then Allow in the chat");
     return true;
+  }
+
+  /** Opens a proposal of the user's own (a code block to apply) the same way; `take` ends it. */
+  async openProposal(id: string, file: string, base: string, proposed: string): Promise<void> {
+    await this.show(id, { file, base, proposed, hunks: [] }, "then Apply", false);
+  }
+
+  private async show(id: string, found: Omit<Review, "requestId" | "left" | "right">, then: string, preserveFocus = true): Promise<void> {
+    const name = path.basename(found.file);
+    const right = vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${id}/${name}` });
+    const left = vscode.Uri.from({ scheme: BASE_SCHEME, path: `/${id}/${name}` });
+    this.files.set(right.path, new TextEncoder().encode(found.proposed));
+    this.reviews.set(id, { requestId: id, ...found, left, right });
+    const title = `${name}: now ↔ proposed (edit it, revert hunks, ${then})`;
+    await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false, preserveFocus });
   }
 
   /** The answer's review for an allowed request (undefined: as proposed); closes the diff either way. */
   async answer(requestId: string, allowed: boolean): Promise<ReviewAnswer | undefined> {
     const review = this.reviews.get(requestId);
+    const now = await this.take(requestId);
+    if (!review || now === undefined) return undefined;
+    return allowed ? reviewAnswer(review.base, review.proposed, now, review.hunks) : undefined;
+  }
+
+  /** The proposal's text as the user left it; closes its diff. */
+  async take(id: string): Promise<string | undefined> {
+    const review = this.reviews.get(id);
     if (!review) return undefined;
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === review.right.toString());
     const now = doc ? doc.getText() : new TextDecoder().decode(this.files.get(review.right.path) ?? new Uint8Array());
     if (doc?.isDirty) await doc.save(); // into this provider's memory: closing must not ask to save it
-    this.reviews.delete(requestId);
+    this.reviews.delete(id);
     for (const group of vscode.window.tabGroups.all) {
       for (const tab of group.tabs) {
         const input = tab.input;
@@ -74,7 +91,7 @@ export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocum
       }
     }
     this.files.delete(review.right.path);
-    return allowed ? reviewAnswer(review.base, review.proposed, now, review.hunks) : undefined;
+    return now;
   }
 
   private byUri(uri: vscode.Uri): Review | undefined {

@@ -795,7 +795,7 @@ async function main() {
     });
 
     await editsScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, openFile, frame: () => frame, lastAgentText });
-    await reviewScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, frame: () => frame, lastAgentText, page, ws });
+    await reviewScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, frame: () => frame, lastAgentText, page, ws, openFile });
     await scenario("typing / completes the server's slash commands; the expanded prompt reaches the model", async () => {
       mkdirSync(join(ws, ".agent-server/commands"), { recursive: true });
       writeFileSync(join(ws, ".agent-server/commands/review.md"), "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 for bugs (command R7).");

@@ -8,7 +8,7 @@ const BASE = "def total(xs):\n    return sum(xs)\n\n\ndef mean(xs):\n    return 
 const PROPOSED = "def total(xs):\n    return sum(xs) + 0\n\n\ndef mean(xs):\n    return total(xs) / max(1, len(xs))\n";
 
 export async function reviewScenarios(t) {
-  const { scenario, until, script, chatRequests, fake, send, turnEnded, frame, lastAgentText, page, ws } = t;
+  const { scenario, until, script, chatRequests, fake, send, turnEnded, frame, lastAgentText, page, ws, openFile } = t;
   const reviewEditor = () => page.$(".editor-group-container.active .monaco-diff-editor");
   // The diff as rendered, both sides (Monaco draws spaces as no-break spaces); the checks look for text only the
   // proposal has.
@@ -76,5 +76,35 @@ export async function reviewScenarios(t) {
       if (!told.includes(part)) throw new Error(`the model was not told ${JSON.stringify(part)}:\n${told}`);
     }
     if ((await tabTitles()).some((x) => x.includes("now ↔ proposed"))) throw new Error("the review diff stayed open");
+  });
+
+  await scenario("review: Apply on a code block merges it into its function as an edit, shown as a diff first", async () => {
+    const file = "import os\n\n\ndef total(xs):\n    return sum(xs)\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n";
+    writeFileSync(join(ws, "merge.py"), file);
+    await openFile("merge.py", "def mean");
+    await script(fake.url, [{ text: "Like this:\n\n```python\ndef total(xs):\n    return sum(x or 0 for x in xs)\n```\n", pieces: 1 }]);
+    await send("Make total skip None");
+    const apply = await until("the Apply button of the code block", async () => frame().$(".item.agent:last-of-type button.apply"), 30000);
+    await turnEnded();
+    await apply.click();
+    await until("the diff of the merged block", async () => (await proposal()).includes("sum(x or 0 for x in xs)"), 20000);
+    const button = await until("the Apply question", async () => {
+      for (const b of await page.$$(".notifications-toasts .notification-list-item .monaco-button")) {
+        if ((await b.textContent())?.trim() === "Apply") return b;
+      }
+      return undefined;
+    }, 10000);
+    await button.click();
+    const expected = file.replace("sum(xs)\n", "sum(x or 0 for x in xs)\n");
+    await until("the merged text in the editor", async () => {
+      const text = await page.$eval(".editor-group-container.active .monaco-editor .view-lines", (e) => e.innerText.replace(/\u00a0/g, " "));
+      return text.includes("sum(x or 0 for x in xs)") && text.includes("def mean(xs):") && text.includes("import os");
+    }, 10000);
+    if (readFileSync(join(ws, "merge.py"), "utf8") !== file) throw new Error("Apply saved the file (it changes the buffer only)");
+    await page.click(".editor-group-container.active .monaco-editor .view-lines");
+    await page.keyboard.press("Control+S");
+    await until("merge.py saved as merged", async () => readFileSync(join(ws, "merge.py"), "utf8") === expected, 10000).catch(() => {
+      throw new Error(`merge.py is not the file with the function replaced:\n${JSON.stringify(readFileSync(join(ws, "merge.py"), "utf8"))}`);
+    });
   });
 }
