@@ -9,7 +9,7 @@ import pytest
 
 from tests.editors.test_neovim import Interactive, Nvim, errors
 from tests.editors.test_neovim import nvim as nvim  # the fixture
-from tests.fakes.fake_llm import FakeLLMServer, Reply
+from tests.fakes.fake_llm import Delay, FakeLLMServer, Reply
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -78,3 +78,29 @@ def test_an_allowed_edit_leaves_the_users_unsaved_buffer_unsaved(
     assert result["buffer_modified"]
     assert "has unsaved changes of the user in the editor" in told(fake_llm)
     assert errors(result) == []
+
+
+def test_the_diff_review_waits_for_a_user_typing_and_never_takes_the_text(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "calc.py").write_text(BASE)
+    ask = Reply.tool_call("write_file", {"path": "calc.py", "content": PROPOSED})
+    ask.steps.insert(0, Delay(3))  # the user is typing the next message when the question comes
+    fake_llm.script(ask, Reply.text("ok"))
+    ui = Interactive(nvim)
+    try:
+        ui.keys(":AgentChat Guard mean<CR>")
+        ui.wait_for(lambda s: s["input_focused"] and s["mode"].startswith("i"), "the input in insert mode")
+        ui.keys("half a thought")
+        state = ui.wait_for(lambda s: "awaiting your approval" in s["chat"], "the question")
+        assert not state["review_open"] and state["input_focused"] and state["mode"].startswith("i"), state
+        ui.keys(" more words")
+        state = ui.wait_for(lambda s: s["input"] == ["half a thought more words"], "the typing in the input")
+        ui.keys("<Esc>")
+        state = ui.wait_for(lambda s: s["review_open"] and s["review_focused"], "the diff review after Esc")
+        assert state["review_text"] == PROPOSED.splitlines() and state["mode"] == "n", state
+        ui.keys("gy")
+        ui.wait_for(lambda s: s["turns"] >= 1, "the end of the turn")
+    finally:
+        ui.close()
+    assert (workspace / "calc.py").read_text() == PROPOSED

@@ -160,20 +160,37 @@ local function reviewable(tc)
   return found
 end
 
---- A file change opens as a diff you can edit (agent.review_diff); `answered.review` gets what you changed.
+--- A file change opens as a diff you can edit (agent.review_diff); `answered.review` gets what you changed. While
+--- you are typing something of your own it waits (a new tab would take your keys) and opens once you are back in
+--- normal mode.
 local function review_as_diff(params, item, answered, done)
-  local entry
-  entry = require('agent.review_diff').open(params, item, params.options or {}, find, function(opt, changed)
-    for i, e in ipairs(M.open_reviews) do
-      if e == entry then
-        table.remove(M.open_reviews, i)
-        break
+  local function open()
+    local entry
+    entry = require('agent.review_diff').open(params, item, params.options or {}, find, function(opt, changed)
+      for i, e in ipairs(M.open_reviews) do
+        if e == entry then
+          table.remove(M.open_reviews, i)
+          break
+        end
       end
-    end
-    answered.review = changed
-    done(opt)
-  end)
-  M.open_reviews[#M.open_reviews + 1] = entry
+      answered.review = changed
+      done(opt)
+    end)
+    M.open_reviews[#M.open_reviews + 1] = entry
+  end
+  if not user_is_typing() then
+    return open()
+  end
+  vim.api.nvim_create_autocmd('ModeChanged', {
+    pattern = '*:n',
+    callback = function()
+      if user_is_typing() then
+        return
+      end
+      vim.schedule(open)
+      return true
+    end,
+  })
 end
 
 --- A non-modal floating window with the change; keys a/A/r/R answer. The chat stays usable meanwhile
