@@ -25,6 +25,8 @@ export async function reviewScenarios(t) {
     const before = (await chatRequests(fake.url)).length;
     await send("Guard the mean against empty lists");
     const allow = await until("the approval buttons", async () => frame().$('.item.tool.asking button[data-option="allow_once"]'));
+    const hint = await frame().$eval(".item.tool.asking .review-hint", (e) => e.textContent ?? "").catch(() => "");
+    if (!hint.includes("revert hunks")) throw new Error(`the card does not point to the review diff: ${hint}`);
     await until("the review diff editor", async () => (await tabTitles()).some((x) => x.includes("now ↔ proposed")) && (await reviewEditor()), 20000);
     // Revert the first hunk as a VS Code user does: cursor on it, "Diff Editor: Revert" (the gutter arrow's command).
     await until("the cursor in the proposal's first hunk", async () => {
@@ -106,5 +108,29 @@ export async function reviewScenarios(t) {
     await until("merge.py saved as merged", async () => readFileSync(join(ws, "merge.py"), "utf8") === expected, 10000).catch(() => {
       throw new Error(`merge.py is not the file with the function replaced:\n${JSON.stringify(readFileSync(join(ws, "merge.py"), "utf8"))}`);
     });
+  });
+
+  await scenario("review: an allowed edit changes a buffer with unsaved text of the user but does not save it", async () => {
+    const file = "def total(xs):\n    return sum(xs)\n";
+    writeFileSync(join(ws, "dirty.py"), file);
+    await openFile("dirty.py", "return sum(xs)");
+    await page.click(".editor-group-container.active .monaco-editor .view-lines");
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("# my note, not saved");
+    await script(fake.url, [
+      { steps: [{ tool_calls: [{ name: "edit_file", arguments: { path: "dirty.py", old_text: "sum(xs)", new_text: "sum(xs) + 0" } }] }] },
+      { text: "Added zero.", pieces: 1 },
+    ]);
+    const before = (await chatRequests(fake.url)).length;
+    await send("Add zero");
+    const allow = await until("the approval buttons", async () => frame().$('.item.tool.asking button[data-option="allow_once"]'));
+    await allow.click();
+    await until("the answer after the edit", async () => (await lastAgentText(frame())).includes("Added zero."), 30000);
+    await turnEnded();
+    if (readFileSync(join(ws, "dirty.py"), "utf8") !== file) throw new Error("the user's unsaved text was saved with the edit");
+    const editor = await page.$$eval(".editor-group-container .monaco-editor .view-lines", (els) => els.map((e) => e.innerText).join("\n").replace(/\u00a0/g, " "));
+    if (!editor.includes("sum(xs) + 0") || !editor.includes("# my note, not saved")) throw new Error(`the buffer lacks the edit or the note:\n${editor}`);
+    const told = (await chatRequests(fake.url))[before + 1].json.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "";
+    if (!told.includes("has unsaved changes of the user in the editor")) throw new Error(`the model was not told:\n${told}`);
   });
 }
