@@ -14,6 +14,19 @@ export async function reviewScenarios(t) {
   // proposal has.
   const proposal = () =>
     page.$eval(".editor-group-container.active .monaco-diff-editor", (e) => (e.textContent ?? "").replace(/\u00a0/g, " "));
+  const palette = async (title) => {
+    await page.keyboard.press("F1");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+    await page.keyboard.type(title);
+    const row = await until(`the palette entry ${title}`, async () => {
+      for (const r of await page.$$(".quick-input-list .monaco-list-row")) {
+        const label = await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "");
+        if (label === title) return r;
+      }
+      return undefined;
+    }, 10000);
+    await row.click();
+  };
   const tabTitles = () => page.$$eval(".tab", (els) => els.map((e) => e.textContent ?? ""));
 
   await scenario("review: the proposal opens as an editable diff; a rejected hunk and the user's edit are what gets written", async () => {
@@ -36,17 +49,7 @@ export async function reviewScenarios(t) {
       const status = await page.$$eval(".statusbar-item", (els) => els.map((e) => e.textContent ?? ""));
       return status.some((x) => x.includes("Ln 2,"));
     }, 10000);
-    await page.keyboard.press("F1");
-    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-    await page.keyboard.type("Diff Editor: Revert");
-    const row = await until("the Revert command", async () => {
-      for (const r of await page.$$(".quick-input-list .monaco-list-row")) {
-        const label = await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "");
-        if (label === "Diff Editor: Revert") return r;
-      }
-      return undefined;
-    }, 10000);
-    await row.click();
+    await palette("Diff Editor: Revert");
     await until("the first hunk put back", async () => {
       const text = await proposal();
       return !text.includes("sum(xs) + 0");
@@ -110,9 +113,13 @@ export async function reviewScenarios(t) {
     });
   });
 
+  let cleanupAutoSave = false;
   await scenario("review: an allowed edit changes a buffer with unsaved text of the user but does not save it", async () => {
     const file = "def total(xs):\n    return sum(xs)\n";
     writeFileSync(join(ws, "dirty.py"), file);
+    // VS Code in the browser saves after a delay by default; the desktop default (off) is the case at stake here.
+    await palette("File: Toggle Auto Save");
+    cleanupAutoSave = true;
     await openFile("dirty.py", "return sum(xs)");
     await page.click(".editor-group-container.active .monaco-editor .view-lines");
     await page.keyboard.press("Control+End");
@@ -127,10 +134,14 @@ export async function reviewScenarios(t) {
     await allow.click();
     await until("the answer after the edit", async () => (await lastAgentText(frame())).includes("Added zero."), 30000);
     await turnEnded();
+    const told = (await chatRequests(fake.url))[before + 1].json.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "";
+    if (!told.includes("has unsaved changes of the user in the editor")) throw new Error(`the model was not told:\n${told}`);
     if (readFileSync(join(ws, "dirty.py"), "utf8") !== file) throw new Error("the user's unsaved text was saved with the edit");
     const editor = await page.$$eval(".editor-group-container .monaco-editor .view-lines", (els) => els.map((e) => e.innerText).join("\n").replace(/\u00a0/g, " "));
     if (!editor.includes("sum(xs) + 0") || !editor.includes("# my note, not saved")) throw new Error(`the buffer lacks the edit or the note:\n${editor}`);
-    const told = (await chatRequests(fake.url))[before + 1].json.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "";
-    if (!told.includes("has unsaved changes of the user in the editor")) throw new Error(`the model was not told:\n${told}`);
   });
+  if (cleanupAutoSave) {
+    await page.keyboard.press("Escape").catch(() => undefined);
+    await palette("File: Toggle Auto Save").catch(() => undefined); // back to the browser's default for the rest
+  }
 }
