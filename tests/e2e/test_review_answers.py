@@ -7,11 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.acp_schema import validate
 from tests.e2e.conftest import new_session
 from tests.e2e.helpers import PERMISSION, install_apply_edit, prompt, sent_messages, tool_results
 from tests.fakes.fake_llm import FakeLLMServer, Reply
-from tests.lsp_client import LspClient
+from tests.lsp_client import LspClient, RpcError
 
 BASE = "def total(xs):\n    return sum(xs)\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
 PROPOSED = "def total(xs):\n    return sum(xs) + 0\n\n\ndef mean(xs):\n    return total(xs) / max(1, len(xs))\n"
@@ -126,3 +128,13 @@ async def test_an_agent_edit_does_not_save_the_users_unsaved_changes(
     assert saves == [] and target.read_text() == BASE, "the user's unsaved text was saved"
     told = tool_results(sent_messages(fake_llm, 1))[-1]
     assert "has unsaved changes of the user in the editor, so it was not saved" in told, told
+
+
+async def test_merge_block_through_the_server_and_bad_params_get_a_clear_error(server: LspClient) -> None:
+    text = "import os\n\n\ndef total(xs):\n    return sum(xs)\n"
+    merged = await server.request("agent/_mergeBlock", {"text": text, "block": "def total(xs):\n    return 0"})
+    assert merged == {"text": "import os\n\n\ndef total(xs):\n    return 0\n"}
+    assert await server.request("agent/_mergeBlock", {"text": text, "block": "def other():\n    pass"}) == {"text": None}
+    with pytest.raises(RpcError) as err:
+        await server.request("agent/_mergeBlock", {"text": text, "block": 3})
+    assert err.value.code == -32602 and "block" in err.value.message
