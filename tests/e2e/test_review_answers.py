@@ -134,7 +134,9 @@ async def test_merge_block_through_the_server_and_bad_params_get_a_clear_error(s
     text = "import os\n\n\ndef total(xs):\n    return sum(xs)\n"
     merged = await server.request("agent/_mergeBlock", {"text": text, "block": "def total(xs):\n    return 0"})
     assert merged == {"text": "import os\n\n\ndef total(xs):\n    return 0\n"}
-    assert await server.request("agent/_mergeBlock", {"text": text, "block": "def other():\n    pass"}) == {"text": None}
+    assert await server.request("agent/_mergeBlock", {"text": text, "block": "def other():\n    pass"}) == {
+        "text": None
+    }
     with pytest.raises(RpcError) as err:
         await server.request("agent/_mergeBlock", {"text": text, "block": 3})
     assert err.value.code == -32602 and "block" in err.value.message
