@@ -15,6 +15,7 @@ from . import (
     command_methods,
     completion_methods,
     index_methods,
+    merge_methods,
     session_methods,
     settings_methods,
 )
@@ -29,6 +30,7 @@ def create_server(cli_overrides: dict[str, Any] | None = None) -> AgentLanguageS
     agent_methods.register(server)
     command_methods.register(server)
     settings_methods.register(server)
+    merge_methods.register(server)
     completion = completion_methods.register(server)
     index_methods.register(server, documents=[completion])
     return server

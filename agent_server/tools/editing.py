@@ -75,18 +75,36 @@ async def current_text_via_client(ctx: ToolContext, path: Path, rel: str) -> str
     return unsaved if unsaved is not None else await asyncio.to_thread(current_text, ctx, path, rel)
 
 
-async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change: FileChange, final: str) -> None:
-    """Send the change to the editor (undoable, respects open buffers), then make sure the disk has it too."""
+UNSAVED_NOTE = (
+    " {rel} has unsaved changes of the user in the editor, so it was not saved: the change is in the editor's"
+    " buffer, and commands that read the file from disk do not see it until the user saves."
+)
+
+
+async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change: FileChange, final: str) -> str:
+    """Send the change to the editor (undoable, respects open buffers), then make sure the disk has it too; the
+    returned note (else "") says when it could not: saving would have saved the user's own unsaved changes."""
     if change.create:
         path.parent.mkdir(parents=True, exist_ok=True)
+    unsaved = ctx.client.open_document_text(path)
+    dirty = not change.create and unsaved is not None and _differ(unsaved, await asyncio.to_thread(_read_or_none, path))
     if not await ctx.client.apply_edit(label, [change]):
         raise ToolError(f"the editor refused the edit to {rel}")
+    if dirty:  # the user's unsaved text is theirs to save: the change stays in the buffer
+        return UNSAVED_NOTE.format(rel=rel)
     # A later run_command must see the new text on disk: our own plugins save the buffer; for other
     # clients (or if saving failed) we write it ourselves.
     await ctx.client.save_documents([path])
     on_disk = await asyncio.to_thread(_read_or_none, path)
     if on_disk != final:
         await asyncio.to_thread(atomic_write, path, final)
+    return ""
+
+
+def _differ(buffer: str, disk: str | None) -> bool:
+    """Whether an open buffer has unsaved changes; editors disagree about a file's final newline (Neovim's 'eol',
+    'fixeol'), which is no change of the user's."""
+    return disk is None or buffer.removesuffix("\n") != disk.removesuffix("\n")
 
 
 def _read_or_none(path: Path) -> str | None:
@@ -112,14 +130,41 @@ async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     else:
         end_line, end_char = end_position(old)
         change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, content)], base=old)
-    features = ctx.client.features
-    if features.apply_edit and (old is not None or features.resource_operations):
-        await _via_editor(ctx, path, rel, f"Write {rel}", change, content)
-    elif not await write_through_client(ctx, path, content):
-        await asyncio.to_thread(atomic_write, path, content)
+    unsaved = await _write(ctx, path, rel, f"Write {rel}", change, content)
     lines = len(content.splitlines())
     verb = "Created" if old is None else "Overwrote"
-    return _result(path, rel, old, content, f"{verb} {rel} ({lines} lines).", 0)
+    return _result(path, rel, old, content, f"{verb} {rel} ({lines} lines).{unsaved}", 0)
+
+
+async def _write(ctx: ToolContext, path: Path, rel: str, label: str, change: FileChange, final: str) -> str:
+    features = ctx.client.features
+    if features.apply_edit and (not change.create or features.resource_operations):
+        return await _via_editor(ctx, path, rel, label, change, final)
+    if not await write_through_client(ctx, path, final):
+        await asyncio.to_thread(atomic_write, path, final)
+    return ""
+
+
+async def write_reviewed(ctx: ToolContext, path: Path, base: str | None, final: str, note: str) -> ToolResult:
+    """Write the text the user settled on in their review of a proposed change to `path` (the path the policy
+    checked; the review only changes content). `base` is the text the review started from: if the file changed
+    meanwhile, nothing is written."""
+    rel = relative(ctx.roots, path)
+    now = await current_text_via_client(ctx, path, rel)
+    if now != base:
+        raise ToolError(f"{rel} changed while the user reviewed the change; nothing was written. Read it again.")
+    if final == (base or ""):
+        return ToolResult(text=f"Nothing was written to {rel}: the user kept it as it was.\n{note}")
+    if base is None:
+        change = FileChange(path=path, edits=[TextEdit(0, 0, 0, 0, final)], create=True)
+    else:
+        end_line, end_char = end_position(base)
+        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, final)], base=base)
+    unsaved = await _write(ctx, path, rel, f"Write {rel}", change, final)
+    pairs = zip((base or "").splitlines(), final.splitlines(), strict=False)
+    line = next((number for number, (a, b) in enumerate(pairs) if a != b), 0)
+    message = f"Wrote {rel} as the user reviewed it ({len(final.splitlines())} lines).{unsaved}\n{note}"
+    return _result(path, rel, base, final, message, line)
 
 
 @dataclass(frozen=True)
@@ -192,12 +237,10 @@ async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     final = plan.final
     edit = TextEdit(first_line, 0, end_line, end_char, replacement.replace("\n", "\r\n") if crlf else replacement)
     change = FileChange(path=path, edits=[edit], base=original)
-    if ctx.client.features.apply_edit:
-        await _via_editor(ctx, path, rel, f"Edit {rel}", change, final)
-    elif not await write_through_client(ctx, path, final):
-        await asyncio.to_thread(atomic_write, path, final)
+    unsaved = await _write(ctx, path, rel, f"Edit {rel}", change, final)
     last = first_line + new_text.count("\n") + 1
     message = f"Edited {rel}: replaced 1 occurrence at line {first_line + 1} (now lines {first_line + 1}-{last})."
     if plan.how != "exact":
         message += f" old_text did not match exactly; it was matched by {plan.how}."
+    message += unsaved
     return _result(path, rel, original, final, message, first_line)

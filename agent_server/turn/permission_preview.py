@@ -9,6 +9,7 @@ before anyone is asked.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .. import acp
@@ -18,18 +19,29 @@ from ..tools.editing import plan_edit, proposed_write
 from ..tools.sandbox import resolve
 
 
+@dataclass(frozen=True)
+class ReviewTarget:
+    """The file change the user may review and edit before allowing it (turn/review.py)."""
+
+    path: Path
+    old: str | None  # None: a new file
+    new: str
+
+
 @dataclass
 class Preview:
     raw_input: Any
     content: list[acp.Content | acp.Diff] = field(default_factory=list)
     locations: list[acp.ToolCallLocation] | None = None
+    review: ReviewTarget | None = None
 
 
-def _diff(path: str, old: str | None, new: str, line: int) -> Preview:
+def _diff(path: Path, old: str | None, new: str, line: int) -> Preview:
     return Preview(
         raw_input=None,
-        content=[acp.Diff(path=path, old_text=old, new_text=new)],
-        locations=[acp.ToolCallLocation(path=path, line=line)],
+        content=[acp.Diff(path=str(path), old_text=old, new_text=new)],
+        locations=[acp.ToolCallLocation(path=str(path), line=line)],
+        review=ReviewTarget(path, old, new),
     )
 
 
@@ -50,10 +62,10 @@ async def preview(ctx: ToolContext, tool: Tool, args: dict[str, Any]) -> Preview
         return None
     if tool.name == "edit_file":
         plan = await plan_edit(ctx, args)
-        shown = _diff(str(plan.path), plan.original, plan.final, _first_changed_line(plan.original, plan.final))
+        shown = _diff(plan.path, plan.original, plan.final, _first_changed_line(plan.original, plan.final))
     elif tool.name == "write_file":
         path, maybe_old, new = await proposed_write(ctx, args)
-        shown = _diff(str(path), maybe_old, new, _first_changed_line(maybe_old, new))
+        shown = _diff(path, maybe_old, new, _first_changed_line(maybe_old, new))
     elif tool.name == "run_command":
         command = str(args["command"])
         cwd = resolve(ctx.roots, str(args.get("cwd") or "."), must_exist=True)

@@ -9,10 +9,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import acp
-from ..errors import ToolError
+from ..errors import SandboxError, ToolError
 from ..messages import ToolCall
 from ..tools.base import Tool, ToolContext, ToolResult
-from .permission_preview import Preview, preview
+from ..tools.editing import write_reviewed
+from .permission_preview import Preview, ReviewTarget, preview
+from .review import BadReview, Reviewed, hunks, read_answer, resolve
+from .review import request_meta as review_meta
 
 if TYPE_CHECKING:
     from .turn import Turn
@@ -61,6 +64,8 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
         result = _error(DENIED.format(name=call.name, why="a deny rule matches"))
         await _finish(turn, call, result, rejected=POLICY_REJECTION)
         return result
+    reviewed: Reviewed | None = None
+    shown: Preview | None = None
     if decision == "ask":
         try:
             shown = await preview(_context(turn), tool, call.arguments)
@@ -74,7 +79,18 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
         key = _approval_key(call)
         allowed = turn.answers.get(key)
         if allowed is None:  # the same call again in this turn is not asked twice
-            allowed = turn.answers[key] = await _ask(turn, call, tool, shown)
+            answer = await _ask(turn, call, tool, shown)
+            allowed = answer.allowed
+            try:
+                reviewed = _reviewed(shown, answer)
+            except BadReview as exc:
+                log.warning("the review in the answer to %s is not usable: %s", call.name, exc)
+                result = _error(f"the editor's reviewed version of this change was not usable ({exc}); nothing "
+                                "was written")  # fmt: skip
+                await _finish(turn, call, result)
+                return result
+            if reviewed is None:  # an edited answer is not an answer to the next identical call
+                turn.answers[key] = allowed
         if not allowed:
             result = _error(DECLINED.format(name=call.name))
             await _finish(turn, call, result, rejected=USER_REJECTION)
@@ -86,7 +102,10 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
     await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="in_progress"))
     ctx = _context(turn)
     ctx.call_id = call.id
-    result = await turn.tools.execute(ctx, call.name, call.arguments)
+    if reviewed is not None and shown is not None and shown.review is not None:
+        result = await _write_reviewed(ctx, shown.review, reviewed)
+    else:
+        result = await turn.tools.execute(ctx, call.name, call.arguments)
     if tool.kind in CHANGING_KINDS and not result.is_error:
         turn.changed = True  # agent.verify_command runs when the model is done
     if after_edit is not None and not result.is_error:
@@ -170,7 +189,29 @@ async def _finish(turn: Turn, call: ToolCall, result: ToolResult, rejected: Reje
     await turn.relay.send(update)
 
 
-async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) -> bool:
+@dataclass(frozen=True)
+class Answer:
+    allowed: bool
+    meta: dict[str, Any] | None = None  # the answer's `_meta`: a file change's review (turn/review.py)
+
+
+def _reviewed(shown: Preview | None, answer: Answer) -> Reviewed | None:
+    """What the user's review of an allowed file change changed in it; None: the proposal as it is."""
+    if not answer.allowed or shown is None or shown.review is None:
+        return None
+    target = shown.review
+    parsed = read_answer(answer.meta, len(hunks(target.old, target.new)))
+    return None if parsed is None else resolve(target.old, target.new, parsed)
+
+
+async def _write_reviewed(ctx: ToolContext, target: ReviewTarget, reviewed: Reviewed) -> ToolResult:
+    try:
+        return await write_reviewed(ctx, target.path, target.old, reviewed.final, reviewed.note)
+    except (ToolError, SandboxError) as exc:
+        return _error(str(exc))
+
+
+async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) -> Answer:
     """Ask the user, showing the proposed change and why it is asked; remember "always" and "this session" answers.
     A cancelled turn cancels the question."""
     from ..tools.permissions import SESSION_OPTION, permission_options
@@ -189,8 +230,10 @@ async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) ->
     except Exception:  # the reason is a courtesy; the question must still be asked
         log.exception("could not say why %s is asked about", call.name)
         why = []
+    if shown is not None and shown.review is not None:  # the editor may open it as a diff the user can change
+        request.meta = review_meta(shown.review.old, shown.review.new)
     if why:  # why the user's rules did not let this call through: both editors show `_meta.why`
-        request.meta = {"why": why}
+        request.meta = {**(request.meta or {}), "why": why}
         if tool.name == "run_command" and request.content:  # ACP clients without _meta show the content
             because = "Asked because:\n" + "\n".join(f"- {w}" for w in why)
             request.content = [*request.content, acp.Content(content=acp.TextContent(text=because))]
@@ -199,7 +242,7 @@ async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) ->
         response = await turn.client.request_permission(turn.session.id, request, permission_options())
     except Exception as exc:  # a client without a permission UI, or a broken answer: that is not a yes
         log.warning("permission request for %s failed (%s); treating it as declined", call.name, exc)
-        return False
+        return Answer(False)
     outcome = response.outcome
     if not isinstance(outcome, acp.SelectedOutcome):
         raise asyncio.CancelledError()
@@ -208,4 +251,4 @@ async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) ->
         turn.policy.remember(tool, call.arguments, turn.session.cwd, allow=option == "allow_always")
     if option == SESSION_OPTION and turn.policy.session is not None:
         turn.policy.remember(tool, call.arguments, turn.session.cwd, allow=True, store=turn.policy.session)
-    return option in ("allow_once", SESSION_OPTION, "allow_always")
+    return Answer(option in ("allow_once", SESSION_OPTION, "allow_always"), response.meta)

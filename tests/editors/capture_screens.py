@@ -50,8 +50,7 @@ vim.defer_fn(function()
   signal('approval')
   local review = require('agent.permission').open_reviews[1]
   if review then
-    vim.api.nvim_set_current_win(review.win)
-    vim.api.nvim_feedkeys('a', 'x', false)
+    review.answer('allow_once') -- the float's `a` or the diff tab's `gy`
   end
   vim.wait(30000, function()
     return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false)):find('') ~= nil

@@ -220,7 +220,8 @@ def test_the_review_window_shows_the_diff_before_the_choice_and_the_chat_stays_u
     (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
     edit = {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}
     fake_llm.script(Reply.tool_call("edit_file", edit), Reply.text("Fixed the sign."))
-    result = nvim.run("approval.lua", setup={"file": "calc.py", "prompt": "Fix add in calc.py", "key": "a"})
+    setup = {"file": "calc.py", "prompt": "Fix add in calc.py", "key": "a", "review_diff": False}  # the float
+    result = nvim.run("approval.lua", setup=setup)
     assert result["review_open"], "no review window opened"
     review = "\n".join(result["review"])
     # The exact change, as a diff, before anything is decided; the file is untouched until then.
@@ -257,7 +258,7 @@ def test_a_rejection_shows_as_rejected_not_failed(nvim: Nvim, workspace: Path, f
     fake_llm.script(
         Reply.tool_call("write_file", {"path": "hello.txt", "content": "hi\n"}), Reply.text("ok, not writing")
     )
-    result = nvim.run("approval.lua", setup={"key": "r"})
+    result = nvim.run("approval.lua", setup={"key": "r", "review_diff": False})
     assert result["waited"] and result["stop_reason"] == "end_turn"
     assert not (workspace / "hello.txt").exists()
     chat = result["chat"]
@@ -659,6 +660,7 @@ def test_non_ascii_text_stays_exact_through_typing_agent_edits_and_rewrites(
             "file": "notes.txt",
             "type": {"line": 2, "col": col, "text": " typed 🐍"},
             "prompts": ["Fix the end", "Fix the start", "Rewrite it"],
+            "review_diff": False,
         },
     )
     turns = result["turns"]
@@ -677,7 +679,7 @@ def test_the_approval_answers_to_its_keys_right_after_agent_chat_in_insert_mode(
     nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer, key: str
 ) -> None:
     fake_llm.script(Reply.tool_call("write_file", {"path": "hello.txt", "content": "hi\n"}), Reply.text("over"))
-    ui = Interactive(nvim)
+    ui = Interactive(nvim, setup={"review_diff": False})  # the float's keys
     try:
         ui.keys(":AgentChat Write hi into hello.txt<CR>")
         state = ui.wait_for(lambda s: s["review_open"], "the review window")
@@ -696,7 +698,7 @@ def test_the_approval_waits_for_a_user_typing_a_message_and_never_takes_the_text
     ask = Reply.tool_call("write_file", {"path": "hello.txt", "content": "hi\n"})
     ask.steps.insert(0, Delay(3))  # the user is typing the next message when the question comes
     fake_llm.script(ask, Reply.text("over"))
-    ui = Interactive(nvim)
+    ui = Interactive(nvim, setup={"review_diff": False})  # the float's keys
     try:
         ui.keys(":AgentChat Write hi<CR>")
         ui.wait_for(lambda s: s["input_focused"] and s["mode"].startswith("i"), "the input in insert mode")

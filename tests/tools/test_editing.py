@@ -78,9 +78,22 @@ async def test_edit_through_the_editor_uses_the_unsaved_buffer(
     assert len(client.edits) == 1 and client.edits[0][0] == "Edit calc.py"
     edit = client.edits[0][1][0].edits[0]
     assert (edit.start_line, edit.start_character, edit.end_line, edit.end_character) == (2, 0, 3, 0)
-    expected = "# unsaved header 🙂\n" + SOURCE.replace("    return a + b", "    total = a + b\n    return total")
-    assert module.read_text() == expected  # saved, so a later command sees it
-    assert client.saved == [module.resolve()]
+    # The buffer had the user's own unsaved text: saving it would save theirs too (issue 29), so the change stays
+    # in the buffer and the model is told.
+    assert module.read_text() == SOURCE and client.saved == []
+    assert "calc.py has unsaved changes of the user in the editor, so it was not saved" in result.text
+
+
+async def test_edit_through_the_editor_saves_a_buffer_without_unsaved_changes(
+    ctx: ToolContext, client: RecordingClient, module: Path
+) -> None:
+    editor(client)
+    client.open(module, SOURCE)
+    args = {"path": "calc.py", "old_text": "    return a + b", "new_text": "    total = a + b\n    return total"}
+    result = await registry.execute(ctx, "edit_file", args)
+    assert not result.is_error, result.text
+    assert module.read_text() == SOURCE.replace("    return a + b", "    total = a + b\n    return total")
+    assert client.saved == [module.resolve()]  # saved, so a later command sees it
 
 
 async def test_edit_at_end_of_file_without_newline(ctx: ToolContext, client: RecordingClient, workspace: Path) -> None:

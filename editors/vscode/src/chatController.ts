@@ -11,10 +11,12 @@ import {
   type ContentBlock,
   type ModeState,
   type ModelsList,
+  type PermissionOption,
   type PermissionOutcome,
   type RequestPermissionParams,
   type SessionInfo,
   type SessionNotification,
+  type ToolCallFields,
 } from "./protocol";
 
 /** The server connection as the controller needs it (the language client in production). */
@@ -70,7 +72,12 @@ export interface EditorBridge {
   editorMention(kind: "selection" | "buffer" | "diagnostics"): Promise<Mention | undefined>;
   /** The chips of a prompt as ACP blocks (resource with the text, or resource_link). */
   mentionBlocks(mentions: Mention[]): Promise<ContentBlock[]>;
-  insertCode(text: string, mode: "insert" | "apply"): Promise<void>;
+  /** `merge`: the file with the block merged where it belongs, null when no single place is found. */
+  insertCode(text: string, mode: "insert" | "apply", merge?: (file: string, block: string) => Promise<string | null>): Promise<void>;
+  /** A permission request that offers a file change for review: open it as an editable diff. */
+  openReview?(requestId: string, toolCall: ToolCallFields): Promise<boolean>;
+  /** The user's changes to a reviewed proposal (undefined: as proposed, or not allowed); closes the review. */
+  reviewAnswer?(requestId: string, allowed: boolean): Promise<{ content: string; rejectedHunks: number[] } | undefined>;
   /** The chat's session, kept across window reloads. */
   rememberSession(sessionId: string | undefined): void;
   /** A turn started or ended (the Stop icon in the view title follows it). */
@@ -83,6 +90,7 @@ export interface CancellationLike {
 
 interface PendingPermission {
   sessionId: string;
+  options: PermissionOption[];
   resolve: (outcome: PermissionOutcome) => void;
 }
 
@@ -184,23 +192,32 @@ export class ChatController {
   requestPermission(params: RequestPermissionParams, token?: CancellationLike): Promise<PermissionOutcome> {
     const requestId = `perm_${this.nextPermission++}`;
     return new Promise((resolve) => {
-      this.permissions.set(requestId, { sessionId: params.sessionId, resolve });
+      this.permissions.set(requestId, { sessionId: params.sessionId, options: params.options, resolve });
       this.show({ type: "permission", requestId, toolCall: params.toolCall, options: params.options });
       this.host.reveal();
-      token?.onCancellationRequested(() => this.answerPermission(requestId, undefined));
+      void this.host.editor?.openReview?.(requestId, params.toolCall).catch(() => false);
+      token?.onCancellationRequested(() => void this.answerPermission(requestId, undefined));
     });
   }
 
-  private answerPermission(requestId: string, optionId: string | undefined): void {
+  private async answerPermission(requestId: string, optionId: string | undefined): Promise<void> {
     const pending = this.permissions.get(requestId);
     if (!pending) return;
     this.permissions.delete(requestId);
-    pending.resolve(permissionOutcome(optionId));
+    const kind = pending.options.find((o) => o.optionId === optionId)?.kind ?? "";
+    const outcome = permissionOutcome(optionId);
+    try {
+      const review = await this.host.editor?.reviewAnswer?.(requestId, kind.startsWith("allow"));
+      if (review) outcome._meta = { review };
+    } catch {
+      // the diff was closed some other way: the proposal as it is
+    }
+    pending.resolve(outcome);
     this.show({ type: "permissionResolved", requestId, optionId });
   }
 
   private cancelPermissions(): void {
-    for (const id of [...this.permissions.keys()]) this.answerPermission(id, undefined);
+    for (const id of [...this.permissions.keys()]) void this.answerPermission(id, undefined);
   }
 
   async handle(message: FromWebview, reply: (m: ToWebview) => void): Promise<void> {
@@ -246,7 +263,9 @@ export class ChatController {
         return;
       }
       case "insertCode":
-        return this.host.editor?.insertCode(message.text, message.mode);
+        return this.host.editor?.insertCode(message.text, message.mode, async (text, block) =>
+          this.rpc ? (await this.rpc.request<{ text: string | null }>("agent/_mergeBlock", { text, block })).text : null,
+        );
       case "stop":
         return this.stop();
       case "newChat":

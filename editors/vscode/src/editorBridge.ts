@@ -6,7 +6,9 @@ import * as vscode from "vscode";
 import type { EditorBridge } from "./chatController";
 import { diagnosticsText, mentionBlock } from "./mentions";
 import type { Mention } from "./messages";
-import type { ContentBlock } from "./protocol";
+import type { ContentBlock, ToolCallFields } from "./protocol";
+import type { ReviewEditor } from "./reviewEditor";
+import type { ReviewAnswer } from "./reviewHunks";
 
 /** Virtual documents holding proposed text (the right side of "Open diff"); never written to disk. */
 export const PROPOSED_SCHEME = "agent-server-proposed";
@@ -24,7 +26,16 @@ export class VsCodeEditorBridge implements EditorBridge, vscode.TextDocumentCont
     private readonly state: vscode.Memento,
     private readonly root: () => string,
     private readonly stateDir?: string,
+    private readonly review?: ReviewEditor,
   ) {}
+
+  openReview(requestId: string, toolCall: ToolCallFields): Promise<boolean> {
+    return this.review?.open(requestId, toolCall) ?? Promise.resolve(false);
+  }
+
+  reviewAnswer(requestId: string, allowed: boolean): Promise<ReviewAnswer | undefined> {
+    return this.review?.answer(requestId, allowed) ?? Promise.resolve(undefined);
+  }
 
   private get stateFile(): string | undefined {
     return this.stateDir ? path.join(this.stateDir, "chat-session.json") : undefined;
@@ -143,26 +154,52 @@ export class VsCodeEditorBridge implements EditorBridge, vscode.TextDocumentCont
     return blocks;
   }
 
-  async insertCode(text: string, mode: "insert" | "apply"): Promise<void> {
+  /** Insert at the cursor (or over the selection); Apply merges the block into the file as an edit: `merge` (the
+   * server's agent/_mergeBlock) finds the definition it replaces; else the user picks where it goes. Either way the
+   * change shows as an editable diff first, and the buffer is changed, not saved. */
+  async insertCode(text: string, mode: "insert" | "apply", merge?: (file: string, block: string) => Promise<string | null>): Promise<void> {
     const editor = this.editor();
     if (!editor) {
       void vscode.window.showInformationMessage("Open a file in the editor first.");
       return;
     }
     const doc = editor.document;
-    const target = editor.selection.isEmpty && mode === "apply"
-      ? new vscode.Range(doc.positionAt(0), doc.positionAt(doc.getText().length))
-      : editor.selection;
-    if (mode === "apply") {
-      // Show the change first, as for the agent's own edits; nothing is written until the user confirms.
-      const proposed = doc.getText().slice(0, doc.offsetAt(target.start)) + text + doc.getText().slice(doc.offsetAt(target.end));
-      await vscode.commands.executeCommand("vscode.diff", doc.uri, this.virtual(doc.uri.fsPath, proposed), `${path.basename(doc.uri.fsPath)} ↔ code block`);
-      const what = editor.selection.isEmpty ? "the whole file" : "the selection";
-      const choice = await vscode.window.showInformationMessage(`Replace ${what} of ${path.basename(doc.uri.fsPath)} with the code block?`, "Apply");
-      if (choice !== "Apply") return;
+    const now = doc.getText();
+    const name = path.basename(doc.uri.fsPath);
+    if (mode === "insert") {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(doc.uri, editor.selection, text);
+      await vscode.workspace.applyEdit(edit);
+      return;
+    }
+    let proposed: string | null | undefined = editor.selection.isEmpty ? await merge?.(now, text).catch(() => null) : undefined;
+    if (!editor.selection.isEmpty) {
+      proposed = now.slice(0, doc.offsetAt(editor.selection.start)) + text + now.slice(doc.offsetAt(editor.selection.end));
+    } else if (proposed === null || proposed === undefined) {
+      const choice = await vscode.window.showWarningMessage(
+        `Where does the code block go? No single place in ${name} matches its first line.`,
+        "Replace the whole file",
+        "Insert at the cursor",
+      );
+      if (choice === "Insert at the cursor") {
+        const at = doc.offsetAt(editor.selection.active);
+        proposed = now.slice(0, at) + text + now.slice(at);
+      } else if (choice === "Replace the whole file") {
+        proposed = now.endsWith("\n") && !text.endsWith("\n") ? text + "\n" : text; // the file keeps its last newline
+      } else return;
+    }
+    const id = `apply_${this.nextId++}`;
+    if (this.review) await this.review.openProposal(id, doc.uri.fsPath, now, proposed);
+    else await vscode.commands.executeCommand("vscode.diff", doc.uri, this.virtual(doc.uri.fsPath, proposed), `${name} ↔ code block`);
+    const choice = await vscode.window.showInformationMessage(`Apply the code block to ${name} as the diff shows it?`, "Apply");
+    const final = (await this.review?.take(id)) ?? proposed;
+    if (choice !== "Apply") return;
+    if (doc.getText() !== now) {
+      void vscode.window.showWarningMessage(`${name} changed meanwhile; the code block was not applied.`);
+      return;
     }
     const edit = new vscode.WorkspaceEdit();
-    edit.replace(doc.uri, target, text);
+    edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(now.length)), final);
     await vscode.workspace.applyEdit(edit);
   }
 

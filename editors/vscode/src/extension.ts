@@ -9,6 +9,7 @@ import { ChatViews } from "./chatView";
 import { runIndex } from "./indexing";
 import { CompletionToggle } from "./inlineCompletion";
 import { PROPOSED_SCHEME, VsCodeEditorBridge } from "./editorBridge";
+import { ReviewEditor } from "./reviewEditor";
 import { modelDescription } from "./models";
 import { selectionPrompt } from "./protocol";
 import { AgentServer } from "./server";
@@ -20,7 +21,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const views = new ChatViews(context.extensionUri);
   let server: AgentServer | undefined;
   const cwd = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
-  const bridge = new VsCodeEditorBridge(context.workspaceState, cwd, context.storageUri?.fsPath);
+  const review = new ReviewEditor();
+  const bridge = new VsCodeEditorBridge(context.workspaceState, cwd, context.storageUri?.fsPath, review);
   const controller = new ChatController({
     editor: bridge,
     broadcast: (m) => views.broadcast(m),
@@ -153,6 +155,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand("agentServer.restartServer", () => server?.restart()),
     vscode.commands.registerCommand("agentServer.openChatInEditor", () => views.openInEditor()),
     vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, bridge),
+    review.register(),
     vscode.commands.registerCommand("agentServer.showHistory", async () => {
       await views.reveal();
       controller.showHistory();

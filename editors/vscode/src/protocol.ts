@@ -75,7 +75,11 @@ export interface RequestPermissionParams {
   options: PermissionOption[];
 }
 
-export type PermissionOutcome = { outcome: { outcome: "selected"; optionId: string } | { outcome: "cancelled" } };
+/** `_meta.review`: what the user changed in a proposed file change before allowing it (see reviewHunks.ts). */
+export type PermissionOutcome = {
+  outcome: { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
+  _meta?: { review: { content: string; rejectedHunks: number[] } };
+};
 
 export interface SessionInfo {
   sessionId: string;

@@ -152,7 +152,10 @@ export function renderToolCard(card: ToolCard): string {
     const why = card.permission.why?.length
       ? `<ul class="why" aria-label="Why this is asked">${card.permission.why.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>`
       : "";
-    approval = `${why}<div class="approval" role="group" aria-label="Approve ${escapeHtml(card.title)}">${buttons}</div>`;
+    const review = card.permission.review
+      ? `<div class="review-hint">Open beside: edit the proposal or revert hunks there; Allow writes what it shows.</div>`
+      : "";
+    approval = `${why}${review}<div class="approval" role="group" aria-label="Approve ${escapeHtml(card.title)}">${buttons}</div>`;
   } else if (card.rejected) {
     const who = card.rejected.by === "policy" ? "Rejected by a policy rule" : "Rejected";
     approval = `<div class="rejection">${escapeHtml(who)}: ${escapeHtml(card.rejected.reason)}</div>`;

@@ -21,7 +21,8 @@ export interface ToolCard {
   status: string;
   rawInput: unknown;
   content: ToolContent[];
-  permission?: { requestId: string; options: PermissionOption[]; why?: string[] };
+  /** `review`: the change is open in a diff editor the user may edit before allowing. */
+  permission?: { requestId: string; options: PermissionOption[]; why?: string[]; review?: boolean };
   decision?: string;
   /** The call did not run because the user or a policy said no: shown neutral, not as a failure. */
   rejected?: Rejection;
@@ -192,7 +193,8 @@ export class Transcript {
       case "permission": {
         const card = this.toolCard(message.toolCall);
         const why = message.toolCall._meta?.why;
-        card.permission = { requestId: message.requestId, options: message.options, why: Array.isArray(why) ? why : undefined };
+        const review = message.toolCall._meta?.review !== undefined;
+        card.permission = { requestId: message.requestId, options: message.options, why: Array.isArray(why) ? why : undefined, review };
         touch(card);
         break;
       }

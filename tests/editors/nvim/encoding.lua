@@ -12,6 +12,9 @@ H.run(function()
   if typed then
     -- Insert at a byte column on a line, as typing there would.
     vim.api.nvim_buf_set_text(buf, typed.line, typed.col, typed.line, typed.col, { typed.text })
+    -- Saved: an agent edit leaves a buffer with unsaved changes of the user unsaved (issue 29), and this scenario
+    -- checks the disk after each edit.
+    vim.cmd('silent write')
   end
   H.result.turns = {}
   for i, prompt in ipairs(H.cfg.setup.prompts) do

@@ -19,6 +19,10 @@ M.defaults = {
   -- How 'ask' asks: 'review' (a floating window with the diff or the command; a/A/r/R answer, the chat stays
   -- usable) or 'select' (vim.ui.select, for telescope/snacks/dressing pickers; the diff shows in the chat).
   approval_ui = 'review',
+  -- With 'review', a proposed file change opens as a diff in a new tab: the text now beside the proposal, which
+  -- you may edit; gr rejects a hunk, ga keeps it and goes on, gy (or :w) allows what you see (|agent-review-diff|).
+  -- false: the floating window for file changes too.
+  review_diff = true,
   -- Chat window: 'right' (vertical split), 'below' (horizontal split) or 'current'.
   layout = 'right',
   width = 80, -- columns of a 'right' chat

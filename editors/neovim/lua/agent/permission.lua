@@ -143,10 +143,64 @@ local function user_is_typing()
   return true
 end
 
+--- The one file change of a request the server offers for review (`_meta.review`), when the diff review is on.
+local function reviewable(tc)
+  if config.options.review_diff == false or type(tc._meta) ~= 'table' or type(tc._meta.review) ~= 'table' then
+    return nil
+  end
+  local found
+  for _, item in ipairs(type(tc.content) == 'table' and tc.content or {}) do
+    if item.type == 'diff' then
+      if found then
+        return nil
+      end
+      found = item
+    end
+  end
+  return found
+end
+
+--- A file change opens as a diff you can edit (agent.review_diff); `answered.review` gets what you changed. While
+--- you are typing something of your own it waits (a new tab would take your keys) and opens once you are back in
+--- normal mode.
+local function review_as_diff(params, item, answered, done)
+  local function open()
+    local entry
+    entry = require('agent.review_diff').open(params, item, params.options or {}, find, function(opt, changed)
+      for i, e in ipairs(M.open_reviews) do
+        if e == entry then
+          table.remove(M.open_reviews, i)
+          break
+        end
+      end
+      answered.review = changed
+      done(opt)
+    end)
+    M.open_reviews[#M.open_reviews + 1] = entry
+  end
+  if not user_is_typing() then
+    return open()
+  end
+  vim.api.nvim_create_autocmd('ModeChanged', {
+    pattern = '*:n',
+    callback = function()
+      if user_is_typing() then
+        return
+      end
+      vim.schedule(open)
+      return true
+    end,
+  })
+end
+
 --- A non-modal floating window with the change; keys a/A/r/R answer. The chat stays usable meanwhile
 --- (<C-w>p goes back to it; scroll, read, come back).
-local function review(params, done)
+local function review(params, done, answered)
   local tc = params.toolCall or {}
+  local item = reviewable(tc)
+  if item then
+    return review_as_diff(params, item, answered, done)
+  end
   local lines, ft = M.review_lines(tc)
   lines = vim.list_extend(M.why_lines(tc), lines)
   local buf = vim.api.nvim_create_buf(false, true)
@@ -284,6 +338,7 @@ function M.ask(params, _)
   local tc = params.toolCall or {}
   chat.awaiting(params.sessionId, tc, true)
   local choice
+  local answered = {}
   if config.options.approval_ui == 'select' then
     choice = wait_for(function(done)
       vim.ui.select(options, {
@@ -296,12 +351,17 @@ function M.ask(params, _)
     end)
   else
     choice = wait_for(function(done)
-      review(params, done)
+      review(params, done, answered)
     end)
   end
   chat.awaiting(params.sessionId, tc, false, choice)
-  chat.note(params.sessionId, describe(tc) .. ': ' .. (choice and choice.name or 'cancelled'))
-  return selected(choice)
+  local edited = answered.review and ' (as you reviewed it)' or ''
+  chat.note(params.sessionId, describe(tc) .. ': ' .. (choice and choice.name or 'cancelled') .. edited)
+  local answer = selected(choice)
+  if answered.review then
+    answer._meta = { review = answered.review }
+  end
+  return answer
 end
 
 return M

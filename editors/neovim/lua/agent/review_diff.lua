@@ -1,0 +1,197 @@
+---@mod agent.review_diff A proposed file change as a real diff: the text now beside the proposal, which you may edit,
+--- reject hunk by hunk, then allow. What you allow is what gets written; the server tells the model what you changed.
+local M = {}
+
+--- The answer keys of a diff review (buffer-local on both sides; `g` keeps a/A/s/r/R free for editing).
+M.KEYS = {
+  { key = 'gy', kind = 'allow_once', label = 'allow' },
+  { key = 'gs', id = 'allow_session', label = 'allow this session' },
+  { key = 'gY', kind = 'allow_always', label = 'always allow' },
+  { key = 'gn', kind = 'reject_once', label = 'reject' },
+  { key = 'gN', kind = 'reject_always', label = 'always reject' },
+}
+
+local function split(text)
+  local lines = vim.split(text or '', '\n', { plain = true })
+  local final_newline = lines[#lines] == ''
+  if final_newline then
+    table.remove(lines)
+  end
+  return lines, final_newline
+end
+
+local function join(lines, final_newline)
+  local text = table.concat(lines, '\n')
+  if final_newline and #lines > 0 then
+    text = text .. '\n'
+  end
+  return text
+end
+
+--- Whether the server's hunk (0-based old_start, old_lines) is untouched in `now`, i.e. the user rejected it: no
+--- difference between the text before and `now` reaches its lines (an insertion counts at its place).
+local function untouched(hunk, changes)
+  local s, n = hunk.oldStart, hunk.oldLines
+  for _, c in ipairs(changes) do
+    local a, count = c[1], c[2] -- 1-based; count 0: an insertion after line a
+    if n > 0 and count > 0 then
+      if a <= s + n and a + count - 1 >= s + 1 then
+        return false
+      end
+    elseif n > 0 then
+      if a >= s and a <= s + n then
+        return false
+      end
+    elseif count > 0 then
+      if s >= a - 1 and s <= a + count - 1 then
+        return false
+      end
+    elseif a == s then
+      return false
+    end
+  end
+  return true
+end
+
+--- The review part of the answer: the hunks left as they were and the text to write when it is not the proposal.
+function M.answer(base, proposed, now, hunks)
+  if now == proposed then
+    return nil
+  end
+  local changes = vim.diff(base, now, { result_type = 'indices' }) or {}
+  local rejected = {}
+  for i, hunk in ipairs(hunks) do
+    if untouched(hunk, changes) then
+      rejected[#rejected + 1] = i - 1
+    end
+  end
+  return { content = now, rejectedHunks = rejected }
+end
+
+--- Open the review in a new tab: left the text now (read-only), right the proposal (yours to edit). `done(option,
+--- review)` is called once: review is nil when the proposal is allowed as it is.
+function M.open(params, diff, options, find, done)
+  local tc = params.toolCall or {}
+  local hunks = ((tc._meta or {}).review or {}).hunks or {}
+  local path = diff.path or ''
+  local base_text = (diff.oldText ~= nil and diff.oldText ~= vim.NIL) and diff.oldText or ''
+  local base_lines, base_nl = split(base_text)
+  local new_lines, new_nl = split(diff.newText or '')
+  local ft = vim.filetype.match({ filename = path }) or ''
+  local rel = vim.fn.fnamemodify(path, ':.')
+
+  local prev_tab = vim.api.nvim_get_current_tabpage()
+  vim.cmd('tabnew')
+  local tab = vim.api.nvim_get_current_tabpage()
+  local right_win = vim.api.nvim_get_current_win()
+  local right = vim.api.nvim_get_current_buf()
+  vim.bo[right].buftype = 'acwrite'
+  vim.bo[right].bufhidden = 'wipe'
+  vim.bo[right].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, right, 'agent://proposed/' .. rel)
+  vim.api.nvim_buf_set_lines(right, 0, -1, false, new_lines)
+  vim.bo[right].filetype = ft
+  vim.bo[right].modified = false
+  vim.cmd('leftabove vnew')
+  local left_win = vim.api.nvim_get_current_win()
+  local left = vim.api.nvim_get_current_buf()
+  vim.bo[left].buftype = 'nofile'
+  vim.bo[left].bufhidden = 'wipe'
+  vim.bo[left].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, left, 'agent://now/' .. rel)
+  vim.api.nvim_buf_set_lines(left, 0, -1, false, base_lines)
+  vim.bo[left].modifiable = false
+  vim.bo[left].filetype = ft
+  for _, w in ipairs({ left_win, right_win }) do
+    vim.api.nvim_win_call(w, function()
+      vim.cmd('diffthis')
+    end)
+  end
+  local hint = {}
+  for _, k in ipairs(M.KEYS) do
+    hint[#hint + 1] = k.key .. ' ' .. k.label
+  end
+  vim.wo[left_win].winbar = ' ' .. rel .. ' now'
+  vim.wo[right_win].winbar = ' proposed: ga keep hunk  gr reject hunk  ' .. table.concat(hint, '  ') .. '  :w allow'
+  vim.api.nvim_set_current_win(right_win)
+  vim.cmd('stopinsert') -- :AgentChat leaves the input in insert mode; the review's keys are normal-mode keys
+  vim.api.nvim_win_set_cursor(right_win, { 1, 0 })
+  vim.cmd('normal! ]c')
+
+  local entry = { buf = right, base_buf = left, win = right_win, tab = tab, params = params, diff = true }
+  local finished = false
+  local function finish(opt)
+    if finished then
+      return
+    end
+    finished = true
+    local review
+    if opt and opt.kind and opt.kind:match('^allow') and vim.api.nvim_buf_is_valid(right) then
+      local now = join(vim.api.nvim_buf_get_lines(right, 0, -1, false), new_nl)
+      review = M.answer(join(base_lines, base_nl), diff.newText or '', now, hunks)
+    end
+    if vim.api.nvim_buf_is_valid(right) then
+      vim.bo[right].modified = false -- what to write is taken; closing must not ask about it
+    end
+    if vim.api.nvim_tabpage_is_valid(tab) then
+      for _, w in ipairs(vim.api.nvim_tabpage_list_wins(tab)) do
+        pcall(vim.api.nvim_win_call, w, function()
+          vim.cmd('diffoff')
+        end)
+      end
+      if #vim.api.nvim_list_tabpages() > 1 then
+        pcall(vim.cmd, 'tabclose ' .. vim.api.nvim_tabpage_get_number(tab))
+      end
+    end
+    if vim.api.nvim_tabpage_is_valid(prev_tab) then
+      pcall(vim.api.nvim_set_current_tabpage, prev_tab)
+    end
+    done(opt, review, entry)
+  end
+  entry.answer = function(kind)
+    finish(kind and find(options, kind) or nil)
+  end
+
+  for _, b in ipairs({ left, right }) do
+    local o = { buffer = b, nowait = true }
+    vim.keymap.set('n', 'gr', function()
+      if vim.api.nvim_get_current_buf() == right then
+        vim.cmd('diffget ' .. left)
+      else
+        vim.cmd('diffput ' .. right)
+      end
+    end, vim.tbl_extend('force', o, { desc = 'agent: reject this hunk (u undoes it)' }))
+    vim.keymap.set('n', 'ga', function()
+      pcall(vim.cmd, 'normal! ]c')
+    end, vim.tbl_extend('force', o, { desc = 'agent: keep this hunk, go to the next' }))
+    for _, k in ipairs(M.KEYS) do
+      local opt = k.id and require('agent.permission').find_id(options, k.id) or (not k.id and find(options, k.kind))
+      if opt then
+        vim.keymap.set('n', k.key, function()
+          finish(opt)
+        end, vim.tbl_extend('force', o, { desc = 'agent: ' .. k.label }))
+      end
+    end
+  end
+  -- :w on the proposal allows it as it stands (nothing is written here; the server writes the file).
+  vim.api.nvim_create_autocmd('BufWriteCmd', {
+    buffer = right,
+    callback = function()
+      vim.schedule(function() -- not while :w itself runs: finishing closes this tab
+        finish(find(options, 'allow_once'))
+      end)
+    end,
+  })
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = right,
+    once = true,
+    callback = function()
+      vim.schedule(function()
+        finish(nil)
+      end)
+    end,
+  })
+  return entry
+end
+
+return M
