@@ -42,19 +42,34 @@ local function signal(name)
   vim.wait(3000, function() return vim.uv.fs_stat(cfg.dir .. '/' .. name .. '.done') ~= nil end, 50)
 end
 vim.defer_fn(function()
+  local permission = require('agent.permission')
+  local function next_review()
+    vim.wait(30000, function() return #permission.open_reviews > 0 end, 50)
+    vim.cmd('stopinsert')
+    vim.wait(300)
+    return permission.open_reviews[1]
+  end
   vim.cmd('edit ' .. cfg.workspace .. '/calc.py')
-  vim.cmd('AgentChat Fix the sign in @calc.py')
-  vim.wait(30000, function() return #require('agent.permission').open_reviews > 0 end, 50)
-  vim.cmd('stopinsert')
-  vim.wait(300)
+  vim.cmd('AgentChat Run the tests, then fix the sign in @calc.py')
+  -- A command's approval: the floating window with the exact command and its folder.
+  local command = next_review()
+  signal('command')
+  if command then
+    command.answer('reject_once') -- the float's `r`
+  end
+  -- The edit's approval: a diff tab, the file now beside the proposal (editable).
+  local edit = next_review()
   signal('approval')
-  local review = require('agent.permission').open_reviews[1]
-  if review then
-    review.answer('allow_once') -- the float's `a` or the diff tab's `gy`
+  if edit then
+    vim.cmd('normal! ]c') -- to the second hunk (the review put the cursor on the first)
+    vim.cmd('normal gr') -- reject it: the proposal's lines go back to the file's
+    vim.wait(300)
+    signal('review')
+    edit.answer('allow_once') -- the diff tab's `gy`
   end
   vim.wait(30000, function()
-    return table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false)):find('') ~= nil
-      and require('agent.chat').by_client[1] ~= nil and not require('agent.chat').by_client[1].busy
+    return require('agent.chat').by_client[1] ~= nil and not require('agent.chat').by_client[1].busy
+      and #permission.open_reviews == 0
   end, 50)
   vim.wait(500)
   vim.cmd('stopinsert')
@@ -114,12 +129,19 @@ def main() -> None:
         ws.mkdir()
         (ws / ".git").mkdir()
         (ws / "calc.py").write_text("def add(a, b):\n    return a - b\n\n\ndef double(x):\n    return add(x, x)\n")
-        edit = {"path": "calc.py", "old_text": "return a - b", "new_text": "return a + b"}
+        tests = {"command": "python -m pytest -q", "cwd": "."}
+        # Two hunks: the sign fix (kept) and a rewrite of double() (rejected in the diff tab with gr).
+        proposed = "def add(a, b):\n    return a + b\n\n\ndef double(x):\n    return 2 * x\n"
+        edit = {"path": "calc.py", "content": proposed}
         answer = (
             "Fixed: `add` **subtracted**. Now:\n\n```python\ndef add(a, b):\n    return a + b\n```\n\n"
             "- `double(2)` is `4` again\n- no other caller depends on the old sign\n"
         )
-        fake.script(Reply.tool_call("edit_file", edit), Reply(steps=[Delay(0.2), Text(answer)]))
+        fake.script(
+            Reply.tool_call("run_command", tests),
+            Reply.tool_call("write_file", edit),
+            Reply(steps=[Delay(0.2), Text(answer)]),
+        )
         (dir_ / "driver.lua").write_text(DRIVER)
         config = {
             "plugin": str(ROOT / "editors" / "neovim"),
@@ -152,7 +174,12 @@ def main() -> None:
         import termios
 
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
-        pending = {"approval": "nvim-approval.txt", "answer": "nvim-answer.txt"}
+        pending = {
+            "command": "nvim-command.txt",
+            "approval": "nvim-approval.txt",
+            "review": "nvim-review-diff.txt",
+            "answer": "nvim-answer.txt",
+        }
         deadline = time.time() + 120
         while time.time() < deadline:
             ready, _, _ = select.select([fd], [], [], 0.1)
