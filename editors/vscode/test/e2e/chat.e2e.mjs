@@ -4,8 +4,9 @@
 // Env: CODE_SERVER (bin), AGENT_PYTHON (a Python with agent_server), VSIX, CHROMIUM (default /usr/bin/chromium),
 // E2E_ONLY=REGEX (only the scenarios whose name matches, after the first), E2E_FINAL_SHOT=1 (also screenshot the
 // end state to test-results/final.png), E2E_SHOTS=DIR (write the README's
-// screenshots there: vscode-welcome.png, vscode-approval-diff.png, vscode-mentions.png, vscode-mode-picker.png,
-// vscode-review-changes.png, vscode-restore-checkpoint.png, vscode-trust-question.png).
+// screenshots there: vscode-welcome.png, vscode-approval-diff.png, vscode-mentions.png, vscode-image.png,
+// vscode-mode-picker.png, vscode-review-changes.png, vscode-restore-checkpoint.png, vscode-undo-restore.png,
+// vscode-review-diff.png, vscode-history-search.png, vscode-trust-question.png).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -145,10 +146,11 @@ async function main() {
       mkdirSync(shots, { recursive: true });
       await page.locator(".part.sidebar").screenshot({ path: join(shots, name) });
     };
-    /** The whole window (for dialogs and diff editors), when E2E_SHOTS is set. */
-    const windowShot = async (name) => {
+    /** The whole window (for dialogs and diff editors), when E2E_SHOTS is set; `settleMs` lets a diff finish drawing. */
+    const windowShot = async (name, settleMs = 0) => {
       if (!shots) return;
       mkdirSync(shots, { recursive: true });
+      if (settleMs) await sleep(settleMs);
       await page.screenshot({ path: join(shots, name) });
     };
     /** Clicks an action icon in the chat view's title bar (by its command title). */
@@ -443,6 +445,13 @@ async function main() {
       if (link !== "calc.py") throw new Error(`the diff header is not workspace-relative: ${link}`);
       if (readFileSync(join(ws, "calc.py"), "utf8") !== CALC) throw new Error("calc.py changed before the choice");
       await shot("vscode-approval-diff.png");
+      if (shots) {
+        // The editable review diff the approval opened beside the chat (review.e2e.mjs checks it), for the README.
+        const tabs = () => page.$$eval(".tab", (els) => els.map((e) => e.textContent ?? ""));
+        await until("the review diff tab", async () => (await tabs()).some((x) => x.includes("now ↔ proposed")), 20000)
+          .then(() => windowShot("vscode-review-diff.png", 1000))
+          .catch((err) => log(`no vscode-review-diff.png: ${err.message}`));
+      }
       await frame.click(".item.tool.asking button.open-diff");
       await until("the native diff editor with the proposed text", async () => {
         const text = await page.$eval(".editor-group-container.active .monaco-diff-editor", (e) => e.textContent ?? "").catch(() => "");
@@ -542,7 +551,18 @@ async function main() {
       await until("the thumbnail again", async () => (await frame.$$("#images .thumb img")).length === 1, 10000);
       const src = await frame.$eval("#images .thumb img", (i) => i.getAttribute("src"));
       if (src !== `data:image/png;base64,${PIXEL}`) throw new Error(`the thumbnail shows ${src}`);
+      if (shots) {
+        // The test pixel is 1x1, too small to see in the README's screenshot: a real picture beside it, removed after.
+        const picture = readFileSync(join(repoRoot, "docs/images/vscode-review-changes.png")).toString("base64");
+        await deliver("paste", "screenshot.png", "image/png", picture);
+        await until("the second thumbnail", async () => (await frame.$$("#images .thumb img")).length === 2, 10000);
+        await sleep(300);
+      }
       await shot("vscode-image.png");
+      if (shots) {
+        await frame.click("#images .thumb:nth-child(2) .thumb-remove");
+        await until("the second thumbnail removed", async () => (await frame.$$("#images .thumb")).length === 1, 10000);
+      }
       await script(fake.url, [{ text: "A single black pixel.", pieces: 1 }]);
       await frame.press("#prompt", "Enter");
       await until("the answer", async () => (await lastAgentText(frame)).includes("A single black pixel."));
@@ -742,7 +762,7 @@ async function main() {
       await turnEnded();
     });
 
-    await restoreScenarios({ scenario, until, script, fake, send, turnEnded, frame: () => frame, lastAgentText, titleAction, runCommand, page, ws, log });
+    await restoreScenarios({ scenario, until, script, fake, send, turnEnded, frame: () => frame, lastAgentText, titleAction, runCommand, page, ws, log, windowShot });
     await editsScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, openFile, frame: () => frame, lastAgentText });
     await reviewScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, frame: () => frame, lastAgentText, page, ws, openFile });
     await scenario("typing / completes the server's slash commands; the expanded prompt reaches the model", async () => {
@@ -878,7 +898,7 @@ async function main() {
 
     await trustSessionsScenarios({
       scenario, until, script, fake, send, turnEnded, frame: () => frame, titleAction, runCommand, page, ws, python, pickMode, lastAgentText,
-      windowShot,
+      windowShot, shot,
     });
 
     if (process.env.E2E_FINAL_SHOT) await page.screenshot({ path: join(results, "final.png") });

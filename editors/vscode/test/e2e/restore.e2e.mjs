@@ -25,7 +25,7 @@ export async function atTrueBottom(frame) {
 }
 
 export async function restoreScenarios(t) {
-  const { scenario, until, script, fake, send, turnEnded, frame: f, lastAgentText, titleAction, runCommand, page, ws, log } = t;
+  const { scenario, until, script, fake, send, turnEnded, frame: f, lastAgentText, titleAction, runCommand, page, ws, log, windowShot } = t;
   const frame = () => f();
   const read = (name) => (existsSync(join(ws, name)) ? readFileSync(join(ws, name), "utf8") : null);
   const dialog = () => until("the confirmation dialog", async () => page.$(".monaco-dialog-box"), 15000);
@@ -87,6 +87,7 @@ export async function restoreScenarios(t) {
     await runCommand("Agent Server: Undo Last Restore");
     const undoQuestion = (await (await dialog()).textContent()) ?? "";
     if (!undoQuestion.includes("undo-a.txt")) throw new Error(`the undo-restore question does not list the file: ${undoQuestion}`);
+    await windowShot("vscode-undo-restore.png");
     await clickDialog("Undo the restore");
     await until("undo-a.txt back", async () => read("undo-a.txt") === "alpha\n", 15000);
     if (read("undo-b.txt") !== "beta\n") throw new Error("undoing the undo touched the later turn's file");

@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export async function trustSessionsScenarios(t) {
-  const { scenario, until, script, fake, send, turnEnded, frame, titleAction, runCommand, page, ws, python, pickMode, lastAgentText, windowShot } = t;
+  const { scenario, until, script, fake, send, turnEnded, frame, titleAction, runCommand, page, ws, python, pickMode, lastAgentText, windowShot, shot } = t;
 
   await scenario("history search finds a session by words only its answer holds, with the words shown", async () => {
     await titleAction("New Chat");
@@ -24,6 +24,7 @@ export async function trustSessionsScenarios(t) {
       return rows.length === 1 && rows[0].title === "Fix the parser bug" ? rows : undefined;
     }, 10000);
     if (!found[0].snippet.includes("escaped quotes")) throw new Error(`the hit does not show the words: ${JSON.stringify(found)}`);
+    await shot("vscode-history-search.png");
     await frame().fill("#session-search", "");
     await frame().click('#sessions .session:has(.session-title:text-is("Fix the parser bug"))');
     await until("the session resumed", async () => (await lastAgentText(frame())).includes("escaped quotes"), 10000);
