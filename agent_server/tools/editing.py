@@ -80,7 +80,11 @@ async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change
     if change.create:
         path.parent.mkdir(parents=True, exist_ok=True)
     if not await ctx.client.apply_edit(label, [change]):
-        raise ToolError(f"the editor refused the edit to {rel}")
+        # Said so the model stops: the same edit sent again gets the same answer from the same editor.
+        raise ToolError(
+            f"the editor refused the edit to {rel}; the file is unchanged. Sending the same edit again will not "
+            "change that: tell the user the editor did not apply it"
+        )
     # A later run_command must see the new text on disk: our own plugins save the buffer; for other
     # clients (or if saving failed) we write it ourselves.
     await ctx.client.save_documents([path])

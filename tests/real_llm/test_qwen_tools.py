@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import Start, new_session
-from tests.e2e.helpers import answer_permissions, prompt_params, validate_updates
+from tests.e2e.helpers import answer_permissions, install_apply_edit, prompt_params, validate_updates
 from tests.lsp_client import LspClient
 from tests.real_llm.llama import LlamaServer
 from tests.real_llm.test_real_llm import STOP_REASONS, assert_consistent, prompt, stored_history
@@ -53,6 +53,9 @@ async def test_read_edit_with_approval_and_run_the_tests(
     options = {**qwen.options(maxTokens=256), "agent": {"maxRounds": 10, **TOOLS}}
     client = await start_server(workspace, options)
     asked = answer_permissions(client, "allow_once")
+    # An editor applies the approved edit and saves it (the VS Code and Neovim plugins do). Without this the test
+    # client answered workspace/applyEdit with null: every edit was refused, and the model re-sent its calls.
+    install_apply_edit(client)
     sid = await new_session(client, workspace)
     # The calls are spelt out: what is tested is the multi-round mechanics with the real model and template (calls,
     # approval, results fed back), not a 0.5B model's planning. Measured: it then goes on with extra calls, which the
