@@ -10,7 +10,6 @@ it, and every round sent calc.py whole once more: 10 rounds, 17 reads.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import (
@@ -24,6 +23,7 @@ from tests.e2e.helpers import (
 )
 from tests.fakes import recorded
 from tests.fakes.fake_llm import FakeLLMServer, Reply
+from tests.lsp_client import LspClient
 
 CALC = "def add(a, b):\n    return a - b\n"
 TEST_CALC = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
@@ -48,7 +48,7 @@ def _replies(name: str) -> list[Reply]:
     return [recorded.stream_reply(f.name) for f in files]
 
 
-def _cards(client: Any, sid: str) -> list[str]:
+def _cards(client: LspClient, sid: str) -> list[str]:
     kinds = {u["toolCallId"]: u.get("kind", "") for u in client.updates(sid) if u["sessionUpdate"] == "tool_call"}
     return [
         kinds.get(u["toolCallId"], "")
@@ -57,29 +57,37 @@ def _cards(client: Any, sid: str) -> list[str]:
     ]
 
 
-async def test_the_same_answer_of_calls_again_and_again_is_nudged_then_stopped(
-    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
-) -> None:
-    """As the lane ran before its client applied edits: the editor refused every edit, the model re-sent its three
-    calls. Now: the second identical answer runs and is nudged, the third ends the turn; 3 model calls, not 10."""
+async def _run(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer, *replies: Reply, apply: bool
+) -> tuple[LspClient, str, str]:
     _workspace(workspace)
-    replies = _replies("qwen_turn_refused")
     fake_llm.script(*replies)
     fake_llm.default_reply = replies[-1]  # the model's answer, should it be asked again
     client = await start_server(workspace, {**llm_options(fake_llm, "openai"), **OPTIONS})
-    answer_permissions(client, "allow_once")  # approved, and the editor (the default test client) refuses
+    answer_permissions(client, "allow_once")
+    if apply:
+        install_apply_edit(client)  # else the default test client answers applyEdit with null: refused
     sid = await new_session(client, workspace)
-    assert await prompt(client, sid, PROMPT) == "max_turn_requests"
+    return client, sid, await prompt(client, sid, PROMPT)
+
+
+async def test_the_lanes_loop_the_same_three_calls_every_round_ends_at_the_third(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    """The lane's failure as it was: the editor refused the edit, and the model sent the same answer (read, edit,
+    run the tests) every round, 10 rounds. Now the second time runs (its read of the unchanged file gets a pointer
+    to the first) and is nudged, and the third ends the turn: 3 model calls."""
+    first = _replies("qwen_turn_applied")[0]  # the real answer: read, edit, run in one ```json block
+    client, sid, reason = await _run(start_server, workspace, fake_llm, first, first, first, apply=False)
+    assert reason == "max_turn_requests"
     assert len(fake_llm.chat_requests()) == 3
     third = sent_messages(fake_llm, 2)
     nudge = third[-1]
     assert nudge["role"] == "user" and "same 3 tool calls" in nudge["content"], nudge
-    assert "read_file" in nudge["content"] and "run_command" in nudge["content"]
     results = tool_results(third)
-    assert "tell the user the editor did not apply it" in results[1]
-    # The second read of the unchanged file points to the first instead of sending it again.
-    assert sum("return a - b" in r for r in results) == 1, results
-    assert any(r.startswith("Unchanged: you made this same call") and "round 1" in r for r in results), results
+    assert "tell the user the editor did not apply it" in results[1], results
+    assert sum("return a - b" in r for r in results) == 1, results  # calc.py went to the model once
+    assert results[3].startswith("Unchanged: you made this same call") and "round 1" in results[3], results
     assert "kept making the same tool calls" in client.text(sid)
     assert (workspace / "calc.py").read_text() == CALC
     fake_llm.script(Reply.text("ok"))
@@ -88,24 +96,35 @@ async def test_the_same_answer_of_calls_again_and_again_is_nudged_then_stopped(
     validate_updates(client)
 
 
-async def test_read_edit_and_test_run_in_order_with_an_editor_that_applies_edits(
+async def test_recorded_refused_edit_then_edit_and_run_again_is_a_cycle_too(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer
 ) -> None:
-    """The lane's turn as it now runs: read, the approved edit lands, pytest passes; what the model does after
-    that ends the turn either way (its answer, or the cycle guard) long before the round limit."""
-    _workspace(workspace)
-    replies = _replies("qwen_turn_applied")
-    fake_llm.script(*replies)
-    fake_llm.default_reply = replies[-1]
-    client = await start_server(workspace, {**llm_options(fake_llm, "openai"), **OPTIONS})
-    asked = answer_permissions(client, "allow_once")
-    install_apply_edit(client)
-    sid = await new_session(client, workspace)
-    assert await prompt(client, sid, PROMPT) in ("end_turn", "max_turn_requests")
-    assert len(fake_llm.chat_requests()) <= 3
+    """Recorded with the refusing editor: read, edit, run; then edit, run; then edit, run again."""
+    client, sid, reason = await _run(start_server, workspace, fake_llm, *_replies("qwen_turn_refused"), apply=False)
+    assert reason == "max_turn_requests"
+    assert len(fake_llm.chat_requests()) == 3
+    assert "same 2 tool calls" in sent_messages(fake_llm, 2)[-1]["content"]
+    assert "kept making the same tool calls" in client.text(sid)
+    fake_llm.script(Reply.text("ok"))
+    assert await prompt(client, sid, "ok") == "end_turn"
+    results = tool_results(sent_messages(fake_llm, 3))
+    assert sum(r.startswith("Exit code") for r in results) == 2  # the tests ran twice, not a third time
+    assert sum(r.startswith("Not run") for r in results) == 2  # the third answer's two calls
+    validate_updates(client)
+
+
+async def test_recorded_read_edit_and_test_run_with_an_editor_that_applies_edits(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    """The lane's turn as it now runs: read, the approved edit lands, pytest passes. The model then sent the same
+    three calls again: the edit, already made, is not reported as made again, the cycle is nudged, then stopped."""
+    client, sid, reason = await _run(start_server, workspace, fake_llm, *_replies("qwen_turn_applied"), apply=True)
+    assert reason == "max_turn_requests"
+    assert len(fake_llm.chat_requests()) == 3
     assert _cards(client, sid)[:3] == ["read", "edit", "execute"]
-    assert {p["toolCall"].get("kind") for p in asked} >= {"edit", "execute"}
     assert "a + b" in (workspace / "calc.py").read_text()
-    results = tool_results(sent_messages(fake_llm, 1))
-    assert "1 passed" in results[2], results
+    first, second = tool_results(sent_messages(fake_llm, 1)), tool_results(sent_messages(fake_llm, 2))[3:]
+    assert "1 passed" in first[2], first
+    assert "return a + b" in second[0]  # the file changed since: read again whole
+    assert "already has this change" in second[1], second
     validate_updates(client)
