@@ -60,7 +60,19 @@ class _Lines:
 
 
 def find_match(text: str, old_text: str, new_text: str, rel: str) -> Match:
-    """The one place old_text means in `text` (both with \n line endings); ToolError if none or several."""
+    """The one place old_text means in `text` (both with \n line endings); ToolError if none or several, or if the
+    place found already reads as new_text (the edit was made before: "replacing" it would change nothing)."""
+    found = _find(text, old_text, new_text, rel)
+    if found.how != "exact" and text[found.start : found.end] == found.new_text:
+        line = text.count("\n", 0, found.start) + 1
+        raise ToolError(
+            f"{rel} already has this change: old_text is not in the file, and line {line}, where it would be, already "
+            "reads as new_text. Nothing was changed; do not send this edit again (if the task is done, say so)"
+        )
+    return found
+
+
+def _find(text: str, old_text: str, new_text: str, rel: str) -> Match:
     count = text.count(old_text)
     if count == 1:
         at = text.index(old_text)
@@ -76,7 +88,7 @@ def find_match(text: str, old_text: str, new_text: str, rel: str) -> Match:
             if _all_numbered(new_text)
             else new_text
         )
-        found = find_match(text, old_plain, new_plain, rel)
+        found = _find(text, old_plain, new_plain, rel)
         return Match(found.start, found.end, found.new_text, "line numbers" if found.how == "exact" else found.how)
 
     lines = _Lines(text)

@@ -89,7 +89,11 @@ async def _via_editor(ctx: ToolContext, path: Path, rel: str, label: str, change
     unsaved = ctx.client.open_document_text(path)
     dirty = not change.create and unsaved is not None and _differ(unsaved, await asyncio.to_thread(_read_or_none, path))
     if not await ctx.client.apply_edit(label, [change]):
-        raise ToolError(f"the editor refused the edit to {rel}")
+        # Said so the model stops: the same edit sent again gets the same answer from the same editor.
+        raise ToolError(
+            f"the editor refused the edit to {rel}; the file is unchanged. Sending the same edit again will not "
+            "change that: tell the user the editor did not apply it"
+        )
     if dirty:  # the user's unsaved text is theirs to save: the change stays in the buffer
         return UNSAVED_NOTE.format(rel=rel)
     # A later run_command must see the new text on disk: our own plugins save the buffer; for other

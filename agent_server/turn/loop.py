@@ -36,7 +36,8 @@ async def run_turn(turn: Turn) -> StopReason:
     if unanswered_calls(turn.session.history):
         # An earlier process died mid-call: answer those calls so the model gets a valid history.
         await turn.context.persist(turn.session.history)
-    for _round in range(cfg.max_rounds):
+    for round_ in range(1, cfg.max_rounds + 1):
+        turn.round = round_
         try:
             request = await prepare(turn)
         except ContextOverflowError:
@@ -130,6 +131,7 @@ async def prepare(turn: Turn) -> ChatRequest:
         tool_choice="required" if turn.require_tool and specs else None,
     )
     turn.require_tool = False
+    turn.prompt = messages
     return ChatRequest(model=turn.model, messages=messages, tools=specs, options=options)
 
 

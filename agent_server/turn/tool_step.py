@@ -106,6 +106,11 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
         result = await _write_reviewed(ctx, shown.review, reviewed)
     else:
         result = await turn.tools.execute(ctx, call.name, call.arguments)
+    if (
+        not result.is_error
+        and (seen := turn.looks.result(call, tool.kind, result.text, turn.round, turn.prompt)) is not result.text
+    ):
+        result = ToolResult(text=seen)  # the same look as before: a pointer to it, not the whole result again
     if tool.kind in CHANGING_KINDS and not result.is_error:
         turn.changed = True  # agent.verify_command runs when the model is done
     if after_edit is not None and not result.is_error:

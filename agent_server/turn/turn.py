@@ -17,6 +17,7 @@ from ..messages import Message, ToolCall, Usage
 from ..tools.base import Services, Tool, ToolResult
 from .client import AgentClient
 from .guards.repeated_calls import CallRepeats
+from .guards.repeated_looks import RepeatedLooks
 from .live_session import Session
 from .relay import UpdateRelay
 
@@ -78,6 +79,9 @@ class Turn:
     # Counters of the robustness paths, so each stays capped within the turn.
     nudges: dict[str, int] = field(default_factory=dict)
     repeats: CallRepeats = field(default_factory=CallRepeats)  # the same tool call again and again
+    looks: RepeatedLooks = field(default_factory=RepeatedLooks)  # the same read again, with nothing changed
+    round: int = 0  # the round in progress, from 1
+    prompt: list[Message] = field(default_factory=list)  # the messages of the last request, as the model saw them
     # After a nudge to use a tool (a deflection, an unread file, a call of a non-tool), the next request requires a
     # tool call: a small model that answered in prose twice usually does so a third time unless the server insists.
     require_tool: bool = False

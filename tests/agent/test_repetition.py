@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_server.messages import ToolCall
-from agent_server.turn.guards.repeated_calls import CallRepeats, nudge_text
+from agent_server.turn.guards.repeated_calls import CallRepeats
 from agent_server.turn.guards.repetition import Loop, RepetitionGuard, trimmed
 from tests.agent.real_answers import ANSWERS, LOOPS
 
@@ -95,7 +95,7 @@ def test_the_third_identical_call_earns_a_nudge_and_the_fourth_stops() -> None:
     assert repeats.check([read]) == ("ok", None)
     assert repeats.check([call("read_file", path="a.py")]) == ("ok", None)
     assert repeats.check([read]) == ("nudge", read)
-    assert "3 times" in nudge_text(read) and '"path": "a.py"' in nudge_text(read)
+    assert "3 times" in repeats.nudge_text(read) and '"path": "a.py"' in repeats.nudge_text(read)
     assert repeats.check([read])[0] == "stop"
 
 
@@ -110,6 +110,42 @@ def test_argument_order_does_not_hide_a_repeat_and_any_other_call_resets() -> No
     fresh = CallRepeats()
     assert fresh.check([a1, a2, a1])[0] == "nudge"
     assert fresh.check([a1])[0] == "stop"
+
+
+def test_a_whole_answer_of_several_calls_repeated_is_a_loop_too() -> None:
+    """The real_llm lane's Qwen 0.5B answered read, edit, run the tests, then the same three calls again, for 10
+    rounds: no call was ever twice in a row, so only the cycle shows the loop."""
+    repeats = CallRepeats()
+    answer = [
+        call("read_file", path="calc.py"),
+        call("edit_file", path="calc.py", old="-", new="+"),
+        call("run_command", command="pytest"),
+    ]
+    assert repeats.check(answer) == ("ok", None)
+    verdict, culprit = repeats.check([ToolCall(id="x", name=c.name, arguments=dict(c.arguments)) for c in answer])
+    assert verdict == "nudge" and culprit is not None
+    nudge = repeats.nudge_text(culprit)
+    assert "same 3 tool calls" in nudge and "read_file" in nudge and "run_command" in nudge
+    assert repeats.check(answer)[0] == "stop"
+    assert "read_file" in repeats.stop_note(answer[-1]) and "run_command" in repeats.stop_note(answer[-1])
+
+
+def test_a_cycle_over_several_answers_counts_and_a_new_call_resets_it() -> None:
+    repeats = CallRepeats()
+    read, run = call("read_file", path="a.py"), call("run_command", command="pytest")
+    assert [repeats.check([c])[0] for c in (read, run, read)] == ["ok"] * 3
+    assert repeats.check([run])[0] == "nudge"
+    assert repeats.check([call("edit_file", path="a.py", old="x", new="y")])[0] == "ok"
+    assert [repeats.check([c])[0] for c in (read, run, read)] == ["ok"] * 3  # new progress: counted afresh
+
+
+def test_work_that_changes_between_runs_of_the_tests_is_not_a_loop() -> None:
+    repeats = CallRepeats()
+    verdicts = []
+    for i in range(6):
+        verdicts.append(repeats.check([call("edit_file", path="a.py", old=f"v{i}", new=f"v{i + 1}")])[0])
+        verdicts.append(repeats.check([call("run_command", command="pytest")])[0])
+    assert set(verdicts) == {"ok"}
 
 
 def test_different_arguments_are_progress_not_a_loop() -> None:

@@ -103,3 +103,14 @@ def test_nothing_close_shows_the_closest_lines_numbered() -> None:
 def test_unrelated_text_is_not_found() -> None:
     with pytest.raises(ToolError, match="was not found"):
         find_match(PY, "class Totally:\n    unrelated = True", "x", "m.py")
+
+
+def test_an_edit_already_made_is_not_reported_as_made_again() -> None:
+    """Qwen 0.5B sent its edit (`return a - b` -> `return a + b`) again after it landed: the close match found the
+    new line and "replaced" it with itself, and the result said "Edited" once more, so the model went on."""
+    text = "def add(a, b):\n    return a + b\n"
+    with pytest.raises(ToolError) as err:
+        find_match(text, "return a - b", "return a + b", "calc.py")
+    assert "already has this change" in str(err.value) and "line 2" in str(err.value)
+    with pytest.raises(ToolError, match="already has this change"):  # copied with read_file's line numbers too
+        find_match(text, "2\t    return a - b", "2\t    return a + b", "calc.py")

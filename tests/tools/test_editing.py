@@ -154,6 +154,7 @@ async def test_refused_edit_is_an_error(ctx: ToolContext, client: RecordingClien
     client.refuse = True
     result = await registry.execute(ctx, "write_file", {"path": "calc.py", "content": "x"})
     assert result.is_error and "the editor refused the edit to calc.py" in result.text
+    assert "will not change that" in result.text  # a small model must not send it again and again
     assert module.read_text() == SOURCE
 
 

@@ -3,8 +3,8 @@
 Stop reasons (ACP has no "loop" reason; these are the honest nearest ones):
 - a looping stream ends the turn with `max_tokens`: the answer was cut before the model finished it, as a token
   limit would have cut it, only much earlier;
-- the fourth identical tool call in a row ends the turn with `max_turn_requests`: the agent stops asking the model
-  for more rounds, as the round limit would, only much earlier.
+- the fourth identical tool call in a row (or a cycle of several calls made a third time) ends the turn with
+  `max_turn_requests`: the agent stops asking the model for more rounds, as the round limit would, only much earlier.
 Both leave a visible note in the chat and a consistent history (every recorded call has a result).
 """
 
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ... import acp
 from ...messages import Message, ToolCall
 from ..model_call import ModelReply
-from .repeated_calls import NOT_RUN, nudge_text, stop_note
+from .repeated_calls import NOT_RUN
 from .repetition import trimmed
 
 if TYPE_CHECKING:
@@ -51,12 +51,14 @@ async def run_calls_guarded(turn: Turn, calls: list[ToolCall], call_tools: CallT
     if verdict == "stop" and culprit is not None:
         for call in calls:
             await turn.record(Message(role="tool", content=NOT_RUN, tool_call_id=call.id, tool_name=call.name))
-        await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=f"\n\n{stop_note(culprit)}")))
+        await turn.relay.send(
+            acp.AgentMessageChunk(content=acp.TextContent(text=f"\n\n{turn.repeats.stop_note(culprit)}"))
+        )
         return "max_turn_requests"
     if await call_tools(turn, calls):
         return "end_turn"
     if verdict == "nudge" and culprit is not None:
-        nudge = nudge_text(culprit)
+        nudge = turn.repeats.nudge_text(culprit)
         await turn.record(Message(role="user", content=nudge, meta={"nudge": True}))
         await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {nudge}]\n")))
     return None
