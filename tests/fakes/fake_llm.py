@@ -908,6 +908,10 @@ class FakeLLMServer:
                 if not r.path.startswith("/_fake/")
             ]
             return await self._json(writer, 200, out)
+        if req.path == "/_fake/models" and isinstance(req.json, list):  # the models listed from now on
+            kept = {md.name: md for md in self.models}
+            self.models = [kept.get(str(n)) or FakeModel(name=str(n)) for n in req.json]
+            return await self._json(writer, 200, {"models": [md.name for md in self.models]})
         if req.path == "/_fake/script" and isinstance(req.json, list):
             self.script(*(Reply.from_dict(d) for d in req.json))
             return await self._json(writer, 200, {"queued": self.pending})
@@ -1222,6 +1226,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--default", default="ok", help="text of the reply used when the script is exhausted")
     parser.add_argument("--fim-by-line", help='JSON file: {"text before the cursor on its line": reply} for FIM')
     parser.add_argument("--vision", action="store_true", help="the models report the vision capability")
+    parser.add_argument("--embedding-model", action="append", help="an embedding-only model to list (repeatable)")
     parser.add_argument("--log-bodies", help="file: each chat request body appended as a JSON line")
     args = parser.parse_args(argv)
     fake = FakeLLMServer(port=args.port)
@@ -1230,6 +1235,8 @@ def main(argv: list[str] | None = None) -> None:
     fake.default_reply = Reply.text(args.default)
     if args.vision:
         fake.set_vision(True)
+    for name in args.embedding_model or []:
+        fake.models.append(FakeModel(name=name, capabilities=["embedding"], architecture="bert", parameter_size="137M"))
     if args.log_bodies:
         fake.body_log = Path(args.log_bodies)
     if args.script:

@@ -38,7 +38,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (...a) => console.log(`[e2e ${new Date().toISOString().slice(11, 19)}]`, ...a);
 
 // --vision: the models report Ollama's vision capability (the image scenario's picture is sent to them).
-const startFakeLlm = (env) => startFakeLlmIn(python, repoRoot, env, [MODEL, MODEL_B], ["--vision"]);
+// --embedding-model: an embedding-only model the server lists, which the chat's model picker must not offer.
+const EMBEDDING_MODEL = "nomic-embed-text:latest";
+const startFakeLlm = (env) =>
+  startFakeLlmIn(python, repoRoot, env, [MODEL, MODEL_B], ["--vision", "--embedding-model", EMBEDDING_MODEL]);
 
 async function script(url, replies) {
   const r = await fetch(`${url}/_fake/script`, { method: "POST", body: JSON.stringify(replies) });
@@ -409,6 +412,34 @@ async function main() {
       const model = requests[requests.length - 1].json.model;
       if (model !== MODEL_B) throw new Error(`the request after the switch used ${model}, not ${MODEL_B}`);
       await turnEnded();
+    });
+
+    await scenario("the model picker shows context lengths and no embedding model; a model the server lacks gets the available ones", async () => {
+      const tags = await (await fetch(`${fake.url}/api/tags`)).json();
+      if (!tags.models.some((m) => m.name === EMBEDDING_MODEL)) throw new Error("the fake does not list the embedding model");
+      const options = await frame.$$eval("#model option", (o) => o.map((x) => ({ value: x.value, text: x.textContent })));
+      if (options.some((o) => o.value === EMBEDDING_MODEL)) throw new Error(`the picker offers the embedding model: ${JSON.stringify(options)}`);
+      for (const name of [MODEL, MODEL_B]) {
+        const option = options.find((o) => o.value === name);
+        if (!option?.text.includes("32k context")) throw new Error(`${name} shows no context length: ${JSON.stringify(option)}`);
+      }
+      // The chat's model (MODEL_B since the picker scenario) disappears from the server, which answers 404.
+      const current = await frame.$eval("#model", (s) => s.value);
+      const setModels = (names) => fetch(`${fake.url}/_fake/models`, { method: "POST", body: JSON.stringify(names) });
+      await setModels([MODEL, MODEL_B, EMBEDDING_MODEL].filter((m) => m !== current));
+      try {
+        await script(fake.url, [{ status: 404, error_body: { error: `model '${current}' not found` } }]);
+        await send("Are you there?");
+        const shown = await until("the missing-model message", async () => {
+          const errors = await frame.$$eval(".notice.error", (els) => els.map((e) => e.textContent ?? ""));
+          return errors.find((e) => e.includes(`'${current}' is not on the LLM server`));
+        });
+        const other = current === MODEL ? MODEL_B : MODEL;
+        if (!shown.includes(`available: ${other}`)) throw new Error(`the message does not list the available models: ${shown}`);
+        await turnEnded();
+      } finally {
+        await setModels([MODEL, MODEL_B, EMBEDDING_MODEL]);
+      }
     });
 
     await scenario("a command's approval shows the exact command and folder; a rejection is neutral with the reason", async () => {
