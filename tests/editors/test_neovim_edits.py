@@ -42,13 +42,14 @@ def test_the_error_an_edit_introduced_reaches_the_model_from_the_language_server
     assert errors(result) == []
 
 
+@pytest.mark.parametrize("columns", [150, 80])
 def test_allow_for_this_session_shows_why_and_is_not_asked_again(
-    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer, columns: int
 ) -> None:
     call = Reply.tool_call("run_command", {"command": "echo session-ok"})
     fake_llm.script(call, Reply.text("Ran it."), Reply.tool_call("run_command", {"command": "echo session-ok"}),
                     Reply.text("Ran it again."))  # fmt: skip
-    result = nvim.run("approval_session.lua", setup={"columns": 150})
+    result = nvim.run("approval_session.lua", setup={"columns": columns})
     assert result["review_open"]
     review = "\n".join(result["review"])
     assert "Asks because:\n  - `echo session-ok`: no rule or earlier answer allows it" in review, review
