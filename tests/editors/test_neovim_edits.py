@@ -42,17 +42,25 @@ def test_the_error_an_edit_introduced_reaches_the_model_from_the_language_server
     assert errors(result) == []
 
 
+@pytest.mark.parametrize("columns", [150, 80])
 def test_allow_for_this_session_shows_why_and_is_not_asked_again(
-    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer, columns: int
 ) -> None:
     call = Reply.tool_call("run_command", {"command": "echo session-ok"})
     fake_llm.script(call, Reply.text("Ran it."), Reply.tool_call("run_command", {"command": "echo session-ok"}),
                     Reply.text("Ran it again."))  # fmt: skip
-    result = nvim.run("approval_session.lua")
+    result = nvim.run("approval_session.lua", setup={"columns": columns})
     assert result["review_open"]
     review = "\n".join(result["review"])
     assert "Asks because:\n  - `echo session-ok`: no rule or earlier answer allows it" in review, review
-    assert any("allow this session" in str(chunk) for chunk in result["footer"]), result["footer"]
+    assert "Asked because" not in review, f"the reason is shown twice:\n{review}"
+    # Neovim cuts a footer wider than the float: every key must be whole, in the border or listed under the change.
+    footer = "".join(chunk[0] for chunk in result["footer"])
+    assert len(footer) <= result["review_width"], (footer, result["review_width"])
+    shown = footer + "\n" + review
+    for hint in ("a allow", "r reject", "s ", "A ", "R "):
+        assert hint in shown, shown
+    assert "a allow" in footer and "r reject" in footer, footer
     assert result["first_done"] and result["second_done"]
     assert not result["asked_again"]
     assert "Ran it again." in result["chat"]

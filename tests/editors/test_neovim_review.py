@@ -45,6 +45,23 @@ def test_a_rejected_hunk_and_an_edited_line_are_what_gets_written_and_the_model_
     assert errors(result) == []
 
 
+@pytest.mark.parametrize("columns", [150, 100])
+def test_the_diff_reviews_main_keys_are_on_screen_whole_at_a_usual_width(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer, columns: int
+) -> None:
+    (workspace / "calc.py").write_text(BASE)
+    fake_llm.script(Reply.tool_call("write_file", {"path": "calc.py", "content": PROPOSED}), Reply.text("ok"))
+    result = nvim.run("review_diff.lua", setup={"file": "calc.py", "prompt": "Guard", "keys": "gy", "columns": columns})
+    assert result["review_open"] and result["is_diff"], result
+    bar, other = result["winbar"], result["base_winbar"]
+    assert "gy allow" in bar and "gn reject" in bar, bar
+    assert "<" not in bar + other, f"the hints were cut: {bar!r} {other!r}"
+    # The rest of the keys are whole on screen too (on the other side's bar when the proposal's is full).
+    for hint in ("gr reject hunk", "ga keep hunk", *(("gs ", "gY ", "gN ") if columns >= 150 else ())):
+        assert hint in bar + other, (bar, other)
+    assert result["waited"] and errors(result) == []
+
+
 def test_write_in_the_diff_allows_the_proposal_as_it_is_typed_by_a_user(
     nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer
 ) -> None:

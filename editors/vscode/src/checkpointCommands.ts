@@ -11,6 +11,7 @@ import {
   checkpointForPrompt,
   checkpointLabel,
   newestFirst,
+  restoreOutcome,
   restoreQuestion,
   undoRestoreQuestion,
 } from "./checkpoints";
@@ -176,15 +177,8 @@ export class CheckpointCommands implements vscode.TextDocumentContentProvider {
 
   /** The restore's outcome, with an "Undo the restore" button while the server kept the workspace before it. */
   private async done(result: RestoreResult, verb: string, extra: string): Promise<void> {
-    const n = result.files.length;
-    const conflicts = result.conflicts ?? [];
-    const parts = [`${verb} ${n} file${n === 1 ? "" : "s"}${extra}.`];
-    if (conflicts.length) {
-      parts.push(`Left as they are (changed since, on the same lines): ${conflicts.map((c) => path.basename(c.path)).join(", ")}.`);
-    }
-    parts.push(...(result.notes ?? []));
     const actions = result.undoCheckpointId ? [UNDO_RESTORE] : [];
-    const picked = await vscode.window.showInformationMessage(parts.join(" "), ...actions);
+    const picked = await vscode.window.showInformationMessage(restoreOutcome(result, verb, extra), ...actions);
     if (picked === UNDO_RESTORE) await this.undoRestore();
   }
 

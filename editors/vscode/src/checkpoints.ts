@@ -116,3 +116,30 @@ export function checkpointForPrompt(list: Checkpoint[], prompt: string): Checkpo
     sorted.find((c) => (c.prompt ?? "").trim() === wanted) ?? sorted.find((c) => (c.prompt ?? "").includes(wanted))
   );
 }
+
+/** A note as a sentence: the server's notes are clauses ("outside git only …"), shown after a full stop. */
+function sentence(text: string): string {
+  const t = text.trim();
+  if (!t) return "";
+  // A leading file name ("b.txt was not restored") keeps its spelling; a leading word gets its capital.
+  const word = /^[a-z]+[,:;.!?]?$/.test(t.split(/\s/)[0] ?? "");
+  const capital = word ? t.charAt(0).toUpperCase() + t.slice(1) : t;
+  return /[.!?…]$/.test(capital) ? capital : `${capital}.`;
+}
+
+/** The notification after a restore: "Restored 1 file. Outside git only … ." — every sentence with a capital. */
+export function restoreOutcome(
+  result: { files: CheckpointFile[]; conflicts?: RestoreConflict[]; notes?: string[] },
+  verb: string,
+  extra: string,
+): string {
+  const n = result.files.length;
+  const conflicts = result.conflicts ?? [];
+  const parts = [sentence(`${verb} ${plural(n, "file")}${extra}`)];
+  if (conflicts.length) {
+    const names = conflicts.map((c) => c.path.split(/[\\/]/).pop() ?? c.path);
+    parts.push(`Left as they are (changed since, on the same lines): ${names.join(", ")}.`);
+  }
+  parts.push(...(result.notes ?? []).map(sentence).filter(Boolean));
+  return parts.join(" ");
+}

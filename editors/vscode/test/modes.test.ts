@@ -8,6 +8,7 @@ import {
   fileSummary,
   newestFirst,
   relativePath,
+  restoreOutcome,
   restoreQuestion,
 } from "../src/checkpoints";
 import type { ToWebview } from "../src/messages";
@@ -129,6 +130,20 @@ test("checkpoints are listed newest first with the prompt's first line", () => {
   assert.equal(checkpointLabel(cp({ prompt: "" })), "(turn without a prompt)");
   assert.equal(checkpointLabel(cp({ prompt: "x".repeat(200) })).length, 80);
   assert.match(checkpointDescription(cp({ kind: "git", complete: false })), /git snapshot · turn not finished$/);
+});
+
+test("the restore notification starts every sentence with a capital (the server's notes are clauses)", () => {
+  const note = "outside git only the files the agent's own tools changed are kept; run_command effects are not";
+  const text = restoreOutcome({ files: [{ path: "todo.txt", status: "modified" }], notes: [note] }, "Restored", "");
+  assert.equal(text, `Restored 1 file. Outside git only the files the agent's own tools changed are kept; run_command effects are not.`);
+  const undone = restoreOutcome(
+    { files: [], conflicts: [{ path: "/proj/a.txt" }], notes: ["b.txt was not restored: gone"] } as never,
+    "Undid the turn: changed",
+    "",
+  );
+  assert.equal(undone, "Undid the turn: changed 0 files. Left as they are (changed since, on the same lines): a.txt. b.txt was not restored: gone.");
+  for (const s of text.split(/(?<=\.) /)) assert.match(s, /^[A-Z]/, s);
+  assert.equal(restoreOutcome({ files: [], notes: ["kept."] }, "Restored", " and the conversation"), "Restored 0 files and the conversation. Kept.");
 });
 
 test("the restore question lists what would change and explains the conversation choice", () => {

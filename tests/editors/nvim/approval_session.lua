@@ -14,6 +14,9 @@ end
 
 H.run(function()
   local permission = require('agent.permission')
+  if H.cfg.setup.columns then
+    vim.o.columns = H.cfg.setup.columns
+  end
   vim.cmd('AgentChat Run the echo')
   H.result.review_open = H.wait(30000, function()
     return #permission.open_reviews > 0
@@ -22,6 +25,7 @@ H.run(function()
   if review then
     H.result.review = vim.api.nvim_buf_get_lines(review.buf, 0, -1, false)
     H.result.footer = vim.api.nvim_win_get_config(review.win).footer
+    H.result.review_width = vim.api.nvim_win_get_width(review.win)
     vim.api.nvim_set_current_win(review.win)
     vim.api.nvim_feedkeys('s', 'x', false)
   end

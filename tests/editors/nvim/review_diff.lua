@@ -20,6 +20,9 @@ H.run(function()
       vim.api.nvim_buf_set_lines(0, -1, -1, false, { H.cfg.setup.unsaved })
     end
   end
+  if H.cfg.setup.columns then
+    vim.o.columns = H.cfg.setup.columns
+  end
   H.result.tabs_before = #vim.api.nvim_list_tabpages()
   vim.cmd('AgentChat ' .. H.cfg.setup.prompt)
   H.result.review_open = H.wait(30000, function()
@@ -35,7 +38,13 @@ H.run(function()
       return vim.wo[w].diff
     end, vim.api.nvim_tabpage_list_wins(review.tab))
     H.result.left_modifiable = vim.bo[review.base_buf].modifiable
-    H.result.winbar = vim.wo[review.win].winbar
+    -- The winbars as drawn: evaluated at each window's width (a too-long one is cut from the left with '<').
+    local function drawn(win)
+      local opts = { winid = win, use_winbar = true, maxwidth = vim.api.nvim_win_get_width(win) }
+      return vim.api.nvim_eval_statusline(vim.wo[win].winbar, opts).str
+    end
+    H.result.winbar = drawn(review.win)
+    H.result.base_winbar = drawn(vim.fn.bufwinid(review.base_buf))
     H.result.file_before = read_file()
     vim.api.nvim_set_current_win(review.win)
     vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes(H.cfg.setup.keys, true, false, true), 'xt', false)

@@ -1,5 +1,6 @@
 ---@mod agent.permission Answers agent/session/request_permission: a review window with the diff or the command.
 local config = require('agent.config')
+local hints = require('agent.hints')
 local render = require('agent.render')
 
 local M = {}
@@ -65,6 +66,8 @@ function M.review_lines(tool_call)
   local lines, ft = {}, 'markdown'
   local input = type(tool_call.rawInput) == 'table' and tool_call.rawInput or {}
   local has_diff = false
+  local meta = type(tool_call._meta) == 'table' and tool_call._meta or {}
+  local has_why = type(meta.why) == 'table' and #meta.why > 0
   for _, item in ipairs(type(tool_call.content) == 'table' and tool_call.content or {}) do
     if item.type == 'diff' then
       has_diff = true
@@ -79,7 +82,11 @@ function M.review_lines(tool_call)
       end
       vim.list_extend(lines, body)
     elseif item.type == 'content' and type(item.content) == 'table' and item.content.type == 'text' then
-      vim.list_extend(lines, vim.split(item.content.text or '', '\n', { plain = true }))
+      local text = item.content.text or ''
+      -- The server repeats `_meta.why` in the content for clients that ignore _meta; we show it once, on top.
+      if not (has_why and text:match('^Asked because:')) then
+        vim.list_extend(lines, vim.split(text, '\n', { plain = true }))
+      end
     end
   end
   if has_diff then
@@ -118,12 +125,13 @@ function M.why_lines(tool_call)
   return lines
 end
 
+-- In order of importance: when the hints do not fit the float's width, the first ones stay in its bottom border.
 local KEYS = {
-  { key = 'a', kind = 'allow_once', label = 'allow' },
-  { key = 's', id = 'allow_session', label = 'allow this session' },
-  { key = 'A', kind = 'allow_always', label = 'always allow' },
-  { key = 'r', kind = 'reject_once', label = 'reject' },
-  { key = 'R', kind = 'reject_always', label = 'always reject' },
+  { key = 'a', kind = 'allow_once', label = 'allow', short = 'allow' },
+  { key = 'r', kind = 'reject_once', label = 'reject', short = 'reject' },
+  { key = 's', id = 'allow_session', label = 'allow this session', short = 'session' },
+  { key = 'A', kind = 'allow_always', label = 'always allow', short = 'always' },
+  { key = 'R', kind = 'reject_always', label = 'always reject', short = 'never' },
 }
 
 --- The open review windows (one per pending request), for tests and :AgentApprove-like scripting.
@@ -209,17 +217,15 @@ local function review(params, done, answered)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = ft
   pcall(vim.api.nvim_buf_set_name, buf, 'agent://approval/' .. tostring(tc.toolCallId or buf))
-  local hints, present = {}, {}
+  local items, present = {}, {}
   for _, k in ipairs(KEYS) do
     local opt = k.id and M.find_id(params.options or {}, k.id) or (not k.id and find(params.options or {}, k.kind))
     if opt then
       present[#present + 1] = { k = k, opt = opt }
-      table.insert(hints, { (' %s '):format(k.key), 'AgentApprovalKey' })
-      table.insert(hints, { k.label .. ' ', 'Normal' })
+      items[#items + 1] = k
     end
   end
-  table.insert(hints, { ' q ', 'AgentApprovalKey' })
-  table.insert(hints, { 'reject ', 'Normal' })
+  items[#items + 1] = { key = 'q', label = 'reject', short = 'reject' }
 
   -- Beside the chat, not over it, so the conversation stays readable.
   local chat = require('agent.chat').by_session[params.sessionId]
@@ -229,15 +235,31 @@ local function review(params, done, answered)
     reserved = vim.api.nvim_win_get_width(chat.win) + 1
   end
   local avail = math.max(30, cols - reserved - 4)
-  local hint_width = 0
-  for _, chunk in ipairs(hints) do
-    hint_width = hint_width + vim.fn.strdisplaywidth(chunk[1])
-  end
-  local width = math.min(math.max(50, hint_width + 2), avail)
+  local width = math.min(math.max(50, vim.fn.strdisplaywidth(hints.join(items, false)) + 2), avail)
   for _, l in ipairs(lines) do
     width = math.max(width, math.min(vim.fn.strdisplaywidth(l) + 2, avail))
   end
   width = math.min(width, avail)
+  -- The border holds one row of keys (a space each side); the keys that do not fit are listed under the change.
+  local has_footer = vim.fn.has('nvim-0.10') == 1
+  local key_rows, short = hints.rows(items, width - 2)
+  local footer = {}
+  for i, k in ipairs(key_rows[1]) do
+    footer[#footer + 1] = { (i == 1 and ' ' or '  ') .. k.key, 'AgentApprovalKey' }
+    footer[#footer + 1] = { ' ' .. (short and k.short or k.label), 'Normal' }
+  end
+  footer[#footer + 1] = { ' ', 'Normal' }
+  local extra = has_footer and { unpack(key_rows, 2) } or key_rows
+  if #extra > 0 then
+    vim.bo[buf].modifiable = true
+    local tail = { '' }
+    for _, row in ipairs(extra) do
+      tail[#tail + 1] = hints.join(row, short)
+    end
+    vim.api.nvim_buf_set_lines(buf, -1, -1, false, tail)
+    vim.list_extend(lines, tail)
+    vim.bo[buf].modifiable = false
+  end
   local height = math.max(3, math.min(#lines, rows - 8))
   local win_opts = {
     relative = 'editor',
@@ -250,8 +272,8 @@ local function review(params, done, answered)
     title = ' ' .. describe(tc) .. ' ',
     title_pos = 'center',
   }
-  if vim.fn.has('nvim-0.10') == 1 then
-    win_opts.footer = hints
+  if has_footer then
+    win_opts.footer = footer
     win_opts.footer_pos = 'center'
   end
   -- Focus it in normal mode (so a/A/r answer at once), unless the user is typing: then it waits beside the text and

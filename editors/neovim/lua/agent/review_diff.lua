@@ -1,6 +1,7 @@
 ---@mod agent.review_diff A proposed file change as a real diff: the text now beside the proposal, which you may edit,
 --- reject hunk by hunk, then allow. What you allow is what gets written; the server tells the model what you changed.
 local M = {}
+local hints = require('agent.hints')
 
 --- The answer keys of a diff review (buffer-local on both sides; `g` keeps a/A/s/r/R free for editing).
 M.KEYS = {
@@ -10,6 +11,72 @@ M.KEYS = {
   { key = 'gn', kind = 'reject_once', label = 'reject' },
   { key = 'gN', kind = 'reject_always', label = 'always reject' },
 }
+
+--- The key hints in order of importance (allow, reject and the hunk keys first), with short labels for narrow windows.
+local function hint_items(options)
+  local permission = require('agent.permission')
+  local items = {}
+  local function add(key, label, short, opt_ok)
+    if opt_ok ~= false then
+      items[#items + 1] = { key = key, label = label, short = short }
+    end
+  end
+  local function offered(k)
+    if k.id then
+      return permission.find_id(options, k.id) ~= nil
+    end
+    for _, o in ipairs(options) do
+      if o.kind == k.kind then
+        return true
+      end
+    end
+    return false
+  end
+  local by_key = {}
+  for _, k in ipairs(M.KEYS) do
+    by_key[k.key] = k
+  end
+  add('gy', 'allow', 'allow', offered(by_key.gy))
+  add('gn', 'reject', 'reject', offered(by_key.gn))
+  add('gr', 'reject hunk', 'reject hunk')
+  add('ga', 'keep hunk', 'keep hunk')
+  add('gs', 'allow this session', 'session', offered(by_key.gs))
+  add('gY', 'always allow', 'always', offered(by_key.gY))
+  add('gN', 'always reject', 'never', offered(by_key.gN))
+  add(':w', 'allow', 'allow')
+  return items
+end
+
+--- The winbars of open diff reviews by window: both show the keys, fitted to the proposal window's width (the
+--- proposal's winbar has the most important ones; what does not fit there goes on the other side's).
+local bars = {}
+
+function M.winbar()
+  local win = vim.g.statusline_winid
+  local bar = bars[win]
+  if not bar then
+    return ''
+  end
+  local prefix = ' proposed: '
+  local width = vim.api.nvim_win_is_valid(bar.right) and vim.api.nvim_win_get_width(bar.right) or vim.o.columns
+  local rows, short = hints.rows(bar.items, width - #prefix - 1)
+  local s
+  if win == bar.right then
+    s = prefix .. hints.join(rows[1], short)
+  else
+    s = ' ' .. bar.rel .. ' now'
+    if #rows > 1 then
+      local rest = {}
+      for i = 2, #rows do
+        vim.list_extend(rest, rows[i])
+      end
+      -- Only what fits whole here: the least important keys give way (they still work).
+      local left_rows, left_short = hints.rows(rest, vim.api.nvim_win_get_width(win) - #s - 3)
+      s = s .. '  ' .. hints.join(left_rows[1], left_short)
+    end
+  end
+  return (s:gsub('%%', '%%%%'))
+end
 
 local function split(text)
   local lines = vim.split(text or '', '\n', { plain = true })
@@ -107,12 +174,11 @@ function M.open(params, diff, options, find, done)
       vim.cmd('diffthis')
     end)
   end
-  local hint = {}
-  for _, k in ipairs(M.KEYS) do
-    hint[#hint + 1] = k.key .. ' ' .. k.label
+  local bar = { rel = rel, right = right_win, items = hint_items(options) }
+  bars[left_win], bars[right_win] = bar, bar
+  for _, w in ipairs({ left_win, right_win }) do
+    vim.wo[w].winbar = "%!v:lua.require'agent.review_diff'.winbar()"
   end
-  vim.wo[left_win].winbar = ' ' .. rel .. ' now'
-  vim.wo[right_win].winbar = ' proposed: ga keep hunk  gr reject hunk  ' .. table.concat(hint, '  ') .. '  :w allow'
   vim.api.nvim_set_current_win(right_win)
   vim.cmd('stopinsert') -- :AgentChat leaves the input in insert mode; the review's keys are normal-mode keys
   vim.api.nvim_win_set_cursor(right_win, { 1, 0 })
@@ -125,6 +191,7 @@ function M.open(params, diff, options, find, done)
       return
     end
     finished = true
+    bars[left_win], bars[right_win] = nil, nil
     local review
     if opt and opt.kind and opt.kind:match('^allow') and vim.api.nvim_buf_is_valid(right) then
       local now = join(vim.api.nvim_buf_get_lines(right, 0, -1, false), new_nl)

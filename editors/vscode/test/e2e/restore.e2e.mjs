@@ -72,6 +72,24 @@ export async function restoreScenarios(t) {
       const users = await frame().$$(".item.user");
       return users.length === 2 && users[0].$("button.undo-turn");
     });
+    // At the standard chat width (300 px) each of the bubble's buttons stays on one line (as tall as one with "X").
+    const heights = await frame().$eval(".item.user .turn-actions", (bar) => {
+      const body = document.body;
+      const width = body.style.width;
+      body.style.width = "300px";
+      const out = [...bar.querySelectorAll("button")].map((b) => {
+        const text = b.textContent;
+        const h = b.getBoundingClientRect().height;
+        b.textContent = "X";
+        const one = b.getBoundingClientRect().height;
+        b.textContent = text;
+        return { text, h, one };
+      });
+      body.style.width = width;
+      return out;
+    });
+    const wrapped = heights.filter((b) => b.h > b.one + 1);
+    if (heights.length !== 3 || wrapped.length) throw new Error(`the turn's buttons wrap at 300 px: ${JSON.stringify(heights)}`);
     await first.click();
     const question = (await (await dialog()).textContent()) ?? "";
     if (!question.includes("Undo only this turn") || !question.includes("undo-a.txt")) {
