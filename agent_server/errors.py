@@ -9,6 +9,8 @@ AgentServerError
 │   └── ContextOverflowError the prompt does not fit the model's window
 ├── SessionNotFoundError     an unknown session id (names it)
 ├── InvalidParamsError       a request's value is wrong for what it asks (a relative cwd); -32602 on the wire
+├── StateError               a valid request the current state does not allow (nothing to undo, a turn running,
+│                            checkpoints off); -32803 (request failed) on the wire, never an internal error
 ├── ToolError                a tool failed; the loop turns it into an "Error: ..." tool result
 │   └── SandboxError         a path outside the workspace roots
 └── StoreError               the SQLite store failed
@@ -66,6 +68,10 @@ class ContextOverflowError(LLMError):
 
 class InvalidParamsError(AgentServerError):
     """The caller sent a value of the right type that cannot be used; its message says which and why."""
+
+
+class StateError(AgentServerError):
+    """The request is well-formed, but what it asks cannot be done now; the message says why and what to do."""
 
 
 class SessionNotFoundError(AgentServerError):

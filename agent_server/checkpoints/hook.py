@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import AgentServerError
+from ..errors import InvalidParamsError, StateError
 from ..store import Store
 from ..tools.base import Tool
 from ..turn.client import AgentClient
@@ -53,11 +53,11 @@ async def restore(
     `conversation`, the history is cut at that turn too, so the model's next request no longer contains the
     removed messages. `sessions`: the live ones (a busy one refuses; a cut one reloads its history)."""
     if only_turn and conversation:
-        raise AgentServerError("undoing only one turn keeps the conversation: it cannot also cut it")
+        raise InvalidParamsError("undoing only one turn keeps the conversation: it cannot also cut it")
     record = await checkpoints.get(checkpoint_id)
     session = sessions.get(record.session_id)
     if session is not None and session.busy:
-        raise AgentServerError(f"session {session.id} is running a turn; cancel it before restoring")
+        raise StateError(f"session {session.id} is running a turn; cancel it before restoring")
     result = await checkpoints.restore(checkpoint_id, client, only_turn)
     if conversation:
         await asyncio.to_thread(store.cut_from, record.session_id, record.turn_message_id)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import CheckpointsConfig
-from ..errors import AgentServerError
+from ..errors import AgentServerError, StateError
 from ..store import Store
 from ..turn.client import AgentClient, FileChange, TextEdit
 from .git_snapshots import SUBMODULE_MODE, GitError, GitSnapshots, find_repository, private_git_dir
@@ -65,7 +65,7 @@ class RestoreResult:
     undo_checkpoint_id: str | None = None  # the workspace kept just before this restore (restore it to undo)
 
 
-class NothingToUndoError(AgentServerError):
+class NothingToUndoError(StateError):
     """`undoRestore` without any restore to undo."""
 
 

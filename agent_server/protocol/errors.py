@@ -12,6 +12,7 @@ from ..errors import (
     LLMConnectionError,
     LLMError,
     SessionNotFoundError,
+    StateError,
 )
 
 INVALID_PARAMS = -32602
@@ -36,6 +37,8 @@ def to_rpc_error(exc: BaseException, method: str) -> JsonRpcException:
         return RpcError(code=RESOURCE_NOT_FOUND, message=str(exc), data={"sessionId": exc.session_id})
     if isinstance(exc, InvalidParamsError):
         return RpcError(code=INVALID_PARAMS, message=f"Invalid params for {method}: {exc}")
+    if isinstance(exc, StateError):
+        return RpcError(code=REQUEST_FAILED, message=str(exc))
     if isinstance(exc, ConfigError):
         return RpcError(code=INVALID_PARAMS, message=str(exc), data={"key": exc.key})
     if isinstance(exc, LLMConnectionError):

@@ -22,7 +22,7 @@ from ..context_sources.content import display_text, prompt_text
 from ..context_sources.hot_context import with_hot_context
 from ..context_sources.rules_prompt import RulesCache
 from ..context_sources.session_commands import invoke, session_commands
-from ..errors import AgentServerError, InvalidParamsError, LLMError, LLMHTTPError, SessionNotFoundError
+from ..errors import InvalidParamsError, LLMError, LLMHTTPError, SessionNotFoundError, StateError
 from ..index.service import IndexService
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed, unique_models
@@ -253,7 +253,7 @@ class AgentService:
 
     def require_checkpoints(self) -> CheckpointService:
         if self.checkpoints is None:
-            raise AgentServerError("checkpoints are off (checkpoints.enabled = false)")
+            raise StateError("checkpoints are off (checkpoints.enabled = false)")
         return self.checkpoints
 
     async def restore_checkpoint(
@@ -307,7 +307,7 @@ class AgentService:
     async def prompt(self, session_id: str, blocks: list[acp.ContentBlock], client: AgentClient) -> acp.StopReason:
         session = await self.open(session_id)
         if session.busy:
-            raise AgentServerError(f"session {session_id} is already running a turn; cancel it first")
+            raise StateError(f"session {session_id} is already running a turn; cancel it first")
         shown = display_text(blocks, session.roots)
         pictures = images.prompt_images(blocks, self.settings.llm.image_max_bytes)  # a bad one fails here, alone
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..context import compact, estimate_messages
-from ..errors import AgentServerError
+from ..errors import StateError
 from ..messages import Message
 from .context_step import ContextStep, summarize_with
 from .prompts import system_prompt
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 async def compact_session(service: AgentService, session: Session) -> str:
     """Compact `session`'s history now; a line for the user saying what happened."""
     if session.busy:
-        raise AgentServerError("a turn is running in this session; compact after it ends")
+        raise StateError("a turn is running in this session; compact after it ends")
     await service._refresh(session)  # another process may have added to it
     if not session.history:
         return "Nothing to compact: the conversation is empty."

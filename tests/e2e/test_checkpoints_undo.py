@@ -138,7 +138,8 @@ async def test_undo_restore_without_a_restore_and_bad_combinations(server: LspCl
     sid = await new_session(server, workspace)
     with pytest.raises(RpcError) as err:
         await server.request("agent/_checkpoints/undoRestore", {"sessionId": sid})
-    assert "no restore to undo" in err.value.message
+    # Nothing to undo is the state of the session, not a server fault: "request failed", never an internal error.
+    assert "no restore to undo" in err.value.message and err.value.code == -32803
     with pytest.raises(RpcError) as err:
         await server.request(
             "agent/_checkpoints/restore", {"checkpointId": "ckpt_x", "onlyTurn": True, "conversation": True}
