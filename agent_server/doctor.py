@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import __version__
@@ -261,7 +262,10 @@ def _add_rules(report: Report, settings: Settings, workspace: Path) -> None:
 def render(report: Report, console: Console) -> None:
     console.print(f"agent-server {report.version}")
     if report.base_url:
-        console.print(f"LLM server: {report.provider} at {report.base_url}; model: [bold]{report.model}[/]")
+        console.print(
+            f"LLM server: {escape(str(report.provider))} at {escape(report.base_url)}; "
+            f"model: [bold]{escape(str(report.model))}[/]"
+        )
     if report.models:
         table = Table("model", "tools", "thinking", "embeddings", "context")
         for m in report.models:
@@ -271,20 +275,24 @@ def render(report: Report, console: Console) -> None:
                 return "?" if v is None else ("yes" if v else "no")
 
             table.add_row(
-                mark + m["name"], m["tools"], yn(m["thinking"]), yn(m["embeddings"]), str(m["context_length"] or "?")
+                escape(mark + m["name"]),
+                escape(str(m["tools"])),
+                yn(m["thinking"]),
+                yn(m["embeddings"]),
+                str(m["context_length"] or "?"),
             )
         console.print(table)
     for server in report.mcp_servers:
         tools = ", ".join(server.get("tools", [])[:10])
-        console.print(f"MCP {server['name']}: {server.get('state')} {tools}")
+        console.print(escape(f"MCP {server['name']}: {server.get('state')} {tools}"))
     if report.embedded:
         e = report.embedded
         state = "ready" if e.get("ready") else ("not installed" if not e.get("xllamacpp") else "not downloaded yet")
-        console.print(f'Built-in model (llm.provider = "embedded"): {e.get("model")}: {state}')
+        console.print(escape(f'Built-in model (llm.provider = "embedded"): {e.get("model")}: {state}'))
     for note in report.notes:
-        console.print(f"[dim]• {note}[/]")
+        console.print(f"[dim]• {escape(note)}[/]")
     for problem in report.problems:
-        console.print(f"[red]✗ {problem}[/]")
+        console.print(f"[red]✗ {escape(problem)}[/]")
     if not report.problems:
         console.print("[green]✓ everything looks fine[/]")
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TaskID, TextColumn
 from rich.text import Text
 
@@ -33,7 +34,7 @@ class _Progress:
 
     async def report(self, message: str, percentage: int | None = None) -> None:
         if percentage is None:
-            self._console.print(f"[dim]{self._title} {message}[/dim]", highlight=False)
+            self._console.print(f"[dim]{escape(self._title)} {escape(message)}[/dim]", highlight=False)
             return
         if self._bar is None:
             self._bar = Progress(
@@ -49,7 +50,7 @@ class _Progress:
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
-        self._console.print(f"[dim]{self._title}: {message}[/dim]", highlight=False)
+        self._console.print(f"[dim]{escape(self._title)}: {escape(message)}[/dim]", highlight=False)
 
 
 class TerminalClient:
@@ -74,10 +75,10 @@ class TerminalClient:
         elif isinstance(update, acp.AgentThoughtChunk) and isinstance(update.content, acp.TextContent):
             if self.show_thinking:
                 self._thinking = True
-                self.err.print(update.content.text, style="dim italic", end="")
+                self.err.print(Text(update.content.text, style="dim italic"), end="")
         elif isinstance(update, acp.ToolCallStart):
             self._end_thinking()
-            self.err.print(f"\n[bold cyan]⚙ {update.title}[/]", highlight=False)
+            self.err.print(f"\n[bold cyan]⚙ {escape(update.title or '')}[/]", highlight=False)
         elif isinstance(update, acp.ToolCallProgress) and update.status in ("completed", "failed"):
             mark = "[green]✓[/]" if update.status == "completed" else "[red]✗[/]"
             first = ""
@@ -85,11 +86,11 @@ class TerminalClient:
                 if isinstance(item, acp.Content) and isinstance(item.content, acp.TextContent):
                     first = item.content.text.strip().splitlines()[0][:160] if item.content.text.strip() else ""
                     break
-            self.err.print(f"  {mark} {first}", highlight=False, markup=True)
+            self.err.print(f"  {mark} {escape(first)}", highlight=False, markup=True)
         elif isinstance(update, acp.PlanUpdate):
             for entry in update.entries:
                 box = {"completed": "☑", "in_progress": "◐"}.get(entry.status, "☐")
-                self.err.print(f"  {box} {entry.content}", highlight=False)
+                self.err.print(f"  {box} {escape(entry.content)}", highlight=False)
 
     def _end_thinking(self) -> None:
         if self._thinking:
@@ -102,7 +103,7 @@ class TerminalClient:
         if self.approve == "all":
             return acp.RequestPermissionResponse(outcome=acp.SelectedOutcome(option_id="allow_once"))
         if self.approve == "none" or not sys.stdin.isatty():
-            self.err.print(f"[yellow]declined (not interactive): {tool_call.title}[/]")
+            self.err.print(f"[yellow]declined (not interactive): {escape(tool_call.title or '')}[/]")
             return acp.RequestPermissionResponse(outcome=acp.SelectedOutcome(option_id="reject_once"))
         why = (tool_call.meta or {}).get("why") or []
         for reason in why if isinstance(why, list) else []:
@@ -123,14 +124,14 @@ class TerminalClient:
     async def show_message_request(self, message: str, actions: list[str]) -> str | None:
         if not sys.stdin.isatty():
             return None
-        self.err.print(message)
+        self.err.print(Text(message))
         for i, action in enumerate(actions, 1):
-            self.err.print(f"  {i}. {action}")
+            self.err.print(Text(f"  {i}. {action}"))
         answer = (await asyncio.to_thread(input, "> ")).strip()
         return actions[int(answer) - 1] if answer.isdigit() and 0 < int(answer) <= len(actions) else None
 
     async def log(self, level: str, message: str) -> None:
-        self.err.print(f"[{'red' if level == 'error' else 'yellow'}]{message}[/]")
+        self.err.print(Text(message, style="red" if level == "error" else "yellow"))
 
     async def begin_progress(self, title: str, cancellable: bool = True) -> _Progress:
         return _Progress(self.err, title)

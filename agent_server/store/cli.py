@@ -60,11 +60,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(json.dumps([_session_json(s) for s in sessions], indent=2))
     elif sys.stdout.isatty():
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
         table = Table("id", "updated", "messages", "title", "cwd")
         for s in sessions:
-            table.add_row(s.id, _when(s.updated_at), str(s.message_count), s.title or "", s.cwd)
+            table.add_row(s.id, _when(s.updated_at), str(s.message_count), escape(s.title or ""), escape(s.cwd))
         Console().print(table)
     else:
         for s in sessions:

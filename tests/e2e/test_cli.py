@@ -119,3 +119,13 @@ def test_doctor_with_no_server_offers_the_built_in_model(workspace: Path, tmp_pa
         pytest.skip("a local LLM server answers on this machine: there is nothing to offer instead")
     assert proc.returncode == 1
     assert "built-in local model" in report["problems"][0]
+
+
+def test_text_with_square_brackets_reaches_the_terminal_whole(fake_llm: FakeLLMServer, workspace: Path) -> None:
+    # The terminal's printer reads "[bold]" or "[local]" as a style tag and drops it: names that come from a server
+    # and the install command a fix names (pip install 'agent-server[local]') must be printed as they are.
+    fake_llm.models = [FakeModel("qwen[bold]:1b", capabilities=["completion", "tools"])]
+    proc = run(
+        "doctor", "--provider", "ollama", "--base-url", fake_llm.url, "--model", "qwen[bold]:1b", "-w", str(workspace)
+    )
+    assert "qwen[bold]:1b" in proc.stdout and "→ qwen[bold]:1b" in proc.stdout, proc.stdout
