@@ -141,3 +141,18 @@ export function startFakeLlm(python, repoRoot, env, models, extraArgs = []) {
     proc.on("exit", (code) => rej(new Error(`fake LLM exited (${code}) before READY`)));
   });
 }
+
+/** Runs a command by its exact palette title (fuzzy matching also lists VS Code's own commands: pick the exact row). */
+export async function runPaletteCommand(page, title) {
+  await page.keyboard.press("F1");
+  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+  await page.keyboard.type(title);
+  const row = await until(`the palette entry ${title}`, async () => {
+    for (const r of await page.$$(".quick-input-list .monaco-list-row")) {
+      const label = await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "");
+      if (label === title) return r;
+    }
+    return undefined;
+  }, 10000);
+  await row.click();
+}

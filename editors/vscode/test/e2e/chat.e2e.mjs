@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  installExtension, launchBrowser, makeProfile, openWorkbench, startCodeServer, startFakeLlm as startFakeLlmIn, until, writeSettings,
+  installExtension, launchBrowser, makeProfile, openWorkbench, runPaletteCommand, startCodeServer, startFakeLlm as startFakeLlmIn,
+  until, writeSettings,
 } from "./boot.mjs";
 import { TOTAL, buildRuffLsp, editsScenarios } from "./edits.e2e.mjs";
 import { trustSessionsScenarios } from "./trust_sessions.e2e.mjs";
@@ -102,20 +103,7 @@ async function main() {
     await page.waitForSelector('.activitybar [aria-label^="Agent"]', { timeout: 60000 });
     log("workbench loaded");
 
-    const runCommand = async (title) => {
-      await page.keyboard.press("F1");
-      await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-      await page.keyboard.type(title);
-      // Pick the row whose label is exactly the title: fuzzy matching lists VS Code's own chat commands too.
-      const row = await until(`the palette entry ${title}`, async () => {
-        for (const r of await page.$$(".quick-input-list .monaco-list-row")) {
-          const label = await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "");
-          if (label === title) return r;
-        }
-        return undefined;
-      }, 10000);
-      await row.click();
-    };
+    const runCommand = (title) => runPaletteCommand(page, title);
     const chatFrame = async () =>
       until("the chat webview", async () => {
         for (const f of page.frames()) {

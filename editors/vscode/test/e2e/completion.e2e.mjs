@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  installExtension, launchBrowser, makeProfile, openWorkbench, startCodeServer, startFakeLlm, until, writeSettings,
+  installExtension, launchBrowser, makeProfile, openWorkbench, runPaletteCommand, startCodeServer, startFakeLlm, until,
+  writeSettings,
 } from "./boot.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -88,19 +89,7 @@ async function main() {
     const ghost = () =>
       page.$$eval(".editor-group-container.active .monaco-editor .ghost-text-decoration, .editor-group-container.active .monaco-editor .ghost-text",
         (els) => els.map((e) => e.textContent ?? "").join("").replace(/\u00a0/g, " "));
-    const runCommand = async (title) => {
-      await page.keyboard.press("F1");
-      await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-      await page.keyboard.type(title);
-      const row = await until(`the palette entry ${title}`, async () => {
-        for (const r of await page.$$(".quick-input-list .monaco-list-row")) {
-          const label = await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "");
-          if (label === title) return r;
-        }
-        return undefined;
-      }, 10000);
-      await row.click();
-    };
+    const runCommand = (title) => runPaletteCommand(page, title);
 
     // Open geo.py and put the cursor at the end of the empty body line.
     await page.click(".editor-group-container.active");

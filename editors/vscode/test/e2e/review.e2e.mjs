@@ -3,6 +3,7 @@
 // model hears what the user changed.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { runPaletteCommand } from "./boot.mjs";
 
 const BASE = "def total(xs):\n    return sum(xs)\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n";
 const PROPOSED = "def total(xs):\n    return sum(xs) + 0\n\n\ndef mean(xs):\n    return total(xs) / max(1, len(xs))\n";
@@ -14,19 +15,7 @@ export async function reviewScenarios(t) {
   // proposal has.
   const proposal = () =>
     page.$eval(".editor-group-container.active .monaco-diff-editor", (e) => (e.textContent ?? "").replace(/\u00a0/g, " "));
-  const palette = async (title) => {
-    await page.keyboard.press("F1");
-    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-    await page.keyboard.type(title);
-    const row = await until(`the palette entry ${title}`, async () => {
-      for (const r of await page.$$(".quick-input-list .monaco-list-row")) {
-        const label = await r.$eval(".label-name", (e) => e.textContent?.trim()).catch(() => "");
-        if (label === title) return r;
-      }
-      return undefined;
-    }, 10000);
-    await row.click();
-  };
+  const palette = (title) => runPaletteCommand(page, title);
   const tabTitles = () => page.$$eval(".tab", (els) => els.map((e) => e.textContent ?? ""));
 
   await scenario("review: the proposal opens as an editable diff; a rejected hunk and the user's edit are what gets written", async () => {
