@@ -135,6 +135,16 @@ function M.answer(base, proposed, now, hunks)
   return { content = now, rejectedHunks = rejected }
 end
 
+--- A scratch buffer of the review tab: its kind, name, text and filetype (the two sides differ only in these).
+local function fill_scratch(buf, buftype, name, lines, ft)
+  vim.bo[buf].buftype = buftype
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, name)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].filetype = ft
+end
+
 --- Open the review in a new tab: left the text now (read-only), right the proposal (yours to edit). `done(option,
 --- review)` is called once: review is nil when the proposal is allowed as it is.
 function M.open(params, diff, options, find, done)
@@ -152,23 +162,13 @@ function M.open(params, diff, options, find, done)
   local tab = vim.api.nvim_get_current_tabpage()
   local right_win = vim.api.nvim_get_current_win()
   local right = vim.api.nvim_get_current_buf()
-  vim.bo[right].buftype = 'acwrite'
-  vim.bo[right].bufhidden = 'wipe'
-  vim.bo[right].swapfile = false
-  pcall(vim.api.nvim_buf_set_name, right, 'agent://proposed/' .. rel)
-  vim.api.nvim_buf_set_lines(right, 0, -1, false, new_lines)
-  vim.bo[right].filetype = ft
+  fill_scratch(right, 'acwrite', 'agent://proposed/' .. rel, new_lines, ft)
   vim.bo[right].modified = false
   vim.cmd('leftabove vnew')
   local left_win = vim.api.nvim_get_current_win()
   local left = vim.api.nvim_get_current_buf()
-  vim.bo[left].buftype = 'nofile'
-  vim.bo[left].bufhidden = 'wipe'
-  vim.bo[left].swapfile = false
-  pcall(vim.api.nvim_buf_set_name, left, 'agent://now/' .. rel)
-  vim.api.nvim_buf_set_lines(left, 0, -1, false, base_lines)
+  fill_scratch(left, 'nofile', 'agent://now/' .. rel, base_lines, ft)
   vim.bo[left].modifiable = false
-  vim.bo[left].filetype = ft
   for _, w in ipairs({ left_win, right_win }) do
     vim.api.nvim_win_call(w, function()
       vim.cmd('diffthis')
