@@ -10,6 +10,7 @@ that parsed and named a real tool ÷ calls attempted, call-shaped text included)
         [--tasks leap,queue] [--limit N] [--kinds exercise,workspace] [--ablation] [--json out.json]
     python tests/benchmarks/bench_scorecard.py --gguf model.gguf --window 4096   # starts llama.cpp itself
     python tests/benchmarks/bench_scorecard.py --quick --gguf model.gguf         # 2 tasks, every system (CI)
+    python tests/benchmarks/bench_scorecard.py --merge a.json b.json --per-task  # runs that split the tasks
 
 The model server must be a llama.cpp server (`--metrics` on, which `--gguf` does) for the token counts; any
 OpenAI-compatible server works for the rest.
@@ -171,8 +172,10 @@ def make_systems(args: argparse.Namespace, base_url: str, model: str, store: Pat
         systems.append(PlainLoopSystem(base_url, model, args.timeout))
     if "wholefile" in wanted:
         systems.append(WholeFileSystem(base_url, model, args.timeout))
+    # `a+b` switches several off in one system: a feature that acts only on the tool-call path (text calls, the
+    # reduced tool set) is measured on that path, together with `files_format`.
     off = list(FEATURES) if args.ablation else [f for f in (args.off or "").split(",") if f]
-    systems += [AgentServerSystem(base_url, model, store, args.timeout, (f,)) for f in off]
+    systems += [AgentServerSystem(base_url, model, store, args.timeout, tuple(f.split("+"))) for f in off]
     on = [f for f in (args.on or "").split(",") if f]
     systems += [AgentServerSystem(base_url, model, store, args.timeout, (), (f,)) for f in on]
     return systems
@@ -214,6 +217,39 @@ async def run(args: argparse.Namespace, base_url: str, model: str) -> dict[str, 
     }
 
 
+def per_task(rows: list[dict[str, Any]]) -> str:
+    """A line per task: which system passed it at the first attempt (1), only at the second (2), or not (.)."""
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    marks: dict[str, dict[str, str]] = {}
+    for r in rows:
+        marks.setdefault(r["task"], {})[r["system"]] = "1" if r["passed_1"] else "2" if r["passed_2"] else "."
+    lines = ["", "per task (1 = passed at once, 2 = after seeing the test output, . = not): " + " | ".join(systems)]
+    lines += [f"{task:<24} {' '.join(m.get(s, '-') for s in systems)}" for task, m in marks.items()]
+    return "\n".join(lines)
+
+
+def merge(paths: list[str]) -> dict[str, Any]:
+    """One table from runs that split the tasks between them (one model server per core), read from their --json."""
+    runs = [json.loads(Path(p).read_text()) for p in paths]
+    if len({(r["model"], r["window"]) for r in runs}) != 1:
+        raise SystemExit("--merge: the runs used different models or windows; their rows do not add up")
+    rows = [Result(**row) for r in runs for row in r["rows"]]
+    seen = {(r.task, r.system) for r in rows}
+    if len(seen) != len(rows):
+        raise SystemExit("--merge: a task was run by the same system in two of these runs")
+    by_system: dict[str, list[Result]] = {}
+    for r in rows:
+        by_system.setdefault(r.system, []).append(r)
+    return {
+        "model": runs[0]["model"],
+        "window": runs[0]["window"],
+        "tasks": [t for r in runs for t in r["tasks"]],
+        "summary": {name: summarize(rs) for name, rs in by_system.items()},
+        "rows": [asdict(r) for r in rows],
+        "wall_seconds": max(r.get("wall_seconds", 0.0) for r in runs),  # the runs ran side by side
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base-url", default=os.environ.get("AGENT_BENCH_LLM_URL"), help="a running llama.cpp server")
@@ -231,7 +267,18 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="2 smoke tasks, every system: checks that it runs (CI)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--fixtures", default=None, help="write each failed task's exchange here (one JSON per task)")
+    ap.add_argument("--merge", nargs="+", default=None, metavar="RUN.json", help="print one table from these runs")
+    ap.add_argument("--per-task", action="store_true", help="also a line per task: who passed it")
     args = ap.parse_args()
+    if args.merge:
+        merged = merge(args.merge)
+        print(table(f"{len(merged['tasks'])} tasks, {merged['model']}, window {merged['window']}", merged["summary"]))
+        print(f"wall time {merged['wall_seconds']:.0f} s (the longest of the merged runs)")
+        if args.per_task:
+            print(per_task(merged["rows"]))
+        if args.json:
+            Path(args.json).write_text(json.dumps(merged, indent=2))
+        return
     if not args.base_url and not args.gguf:
         ap.error("give --base-url (a running llama.cpp server) or --gguf (a model to start one with)")
     server: ModelServer | None = None
@@ -249,6 +296,8 @@ def main() -> None:
     result["wall_seconds"] = time.perf_counter() - start
     print(table(f"{len(result['tasks'])} tasks, {result['model']}, window {args.window}", result["summary"]))
     print(f"wall time {result['wall_seconds']:.0f} s")
+    if args.per_task:
+        print(per_task(result["rows"]))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
 
