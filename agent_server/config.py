@@ -132,8 +132,9 @@ class AgentConfig(Section):
     """Small windows get the few most relevant tools and the short system prompt when all would not fit well."""
     edit_format: Literal["auto", "tools", "files"] = "auto"
     """How the model changes files: `tools` (edit_file/write_file calls), `files` (the request's files shown in the
-    prompt, the answer's whole files or search/replace blocks applied as edits), `auto` (what the scorecard measured
-    for the model family and size; tools when unmeasured)."""
+    prompt, the answer's whole files or search/replace blocks applied as edits), `auto` (what a scorecard run on this
+    machine remembered for the model, else what the project measured for its family and size; tools when
+    unmeasured)."""
     files_tokens: int = Field(default=0, ge=0, le=1_000_000)
     """Budget of the files shown in `files` format (0 = 40% of the window)."""
     verify_command: str | None = None

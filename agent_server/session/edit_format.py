@@ -4,21 +4,44 @@ request's files shown in the user's message, as the model needs them to answer w
 from __future__ import annotations
 
 import dataclasses
+import logging
+import sqlite3
 from typing import Protocol
 
 from ..agents import modes
 from ..context_sources import shown_files
-from ..errors import AgentServerError
+from ..errors import AgentServerError, StoreError
 from ..llm.base import ModelInfo, Provider
 from ..turn.client import AgentClient
-from ..turn.edit_format import choose
+from ..turn.edit_format import choose, model_key
 from ..turn.live_session import Session
+
+log = logging.getLogger(__name__)
 
 FILES_SHARE = 0.4  # of the window, for the files shown when agent.files_tokens is 0
 
 
+class MeasuredFormats(Protocol):
+    def get_measured_format(self, model_key: str) -> tuple[str, str] | None: ...
+
+
 class ModelHost(Protocol):
+    @property
+    def store(self) -> MeasuredFormats: ...
+
     async def provider(self, client: AgentClient | None = None) -> tuple[Provider, str, ModelInfo | None]: ...
+
+
+def remembered_format(host: ModelHost, model: str) -> str | None:
+    """The format a scorecard run on this machine measured for `model`; a store that cannot answer is no answer."""
+    if not model:
+        return None
+    try:
+        found = host.store.get_measured_format(model_key(model))
+    except (StoreError, sqlite3.Error) as exc:
+        log.warning("could not read the measured edit format of %s: %s", model, exc)
+        return None
+    return found[0] if found else None
 
 
 async def with_edit_format(
@@ -35,7 +58,7 @@ async def with_edit_format(
             model = model or listed
         except AgentServerError:  # the server is down: the turn reports that itself
             pass
-    fmt = choose(agent.edit_format, model)
+    fmt = choose(agent.edit_format, model, remembered_format(host, model) if agent.edit_format == "auto" else None)
     settings = shaped.settings.model_copy(update={"agent": agent.model_copy(update={"edit_format": fmt})})
     shaped = dataclasses.replace(shaped, settings=settings)
     if fmt != "files":

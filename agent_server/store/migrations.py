@@ -176,6 +176,20 @@ def m008_checkpoint_origin(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE checkpoints ADD COLUMN origin TEXT NOT NULL DEFAULT 'turn'")
 
 
+@migration
+def m009_measured_formats(conn: sqlite3.Connection) -> None:
+    # The edit format the scorecard measured for a model on this machine (turn/edit_format.py reads it); keyed by
+    # the model, not the server: the same model behind Ollama or llama.cpp edits the same way.
+    conn.execute(
+        """CREATE TABLE measured_formats (
+            model TEXT PRIMARY KEY,
+            edit_format TEXT NOT NULL,
+            evidence TEXT NOT NULL,
+            measured_at REAL NOT NULL
+        )"""
+    )
+
+
 def applied(db: Database) -> list[str]:
     with db.read() as conn:
         return [row["name"] for row in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]

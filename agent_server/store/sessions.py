@@ -293,6 +293,22 @@ class Store:
                 (base_url, model, json.dumps(info), time.time()),
             )
 
+    def get_measured_format(self, model_key: str) -> tuple[str, str] | None:
+        """(edit format, evidence) the scorecard remembered for a model (`turn.edit_format.model_key`), if any."""
+        with self.db.read() as conn:
+            row = conn.execute(
+                "SELECT edit_format, evidence FROM measured_formats WHERE model = ?", (model_key,)
+            ).fetchone()
+        return None if row is None else (str(row["edit_format"]), str(row["evidence"]))
+
+    def put_measured_format(self, model_key: str, edit_format: str, evidence: str) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO measured_formats (model, edit_format, evidence, measured_at) "
+                "VALUES (?, ?, ?, ?)",
+                (model_key, edit_format, evidence, time.time()),
+            )
+
     # ---------------------------------------------------------------------------------------------------
 
     @staticmethod

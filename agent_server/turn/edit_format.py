@@ -1,14 +1,17 @@
 """How a model edits files: by calling tools, or by answering with whole files / search-replace blocks.
 
 Which one a model gets is decided by measurement (the scorecard: tests/benchmarks/bench_scorecard.py, per model
-family and size), not by guessing: `MEASURED` lists the models for which the file format finished more tasks than
-tool calling in the same run. Everything else keeps tool calling. `agent.edit_format` overrides the choice.
+family and size), not by guessing: first what a scorecard run on this machine remembered for the model in the store
+(`bench_scorecard.py --remember`), then `MEASURED`, the models for which the file format finished more tasks than
+tool calling in the project's own runs. Everything else keeps tool calling. `agent.edit_format` overrides the choice.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Literal
+
+from ..llm import model_names
 
 EditFormat = Literal["tools", "files"]
 
@@ -22,10 +25,18 @@ MEASURED: list[tuple[re.Pattern[str], EditFormat, str]] = [
 ]
 
 
-def choose(setting: str, model: str) -> EditFormat:
-    """The format for `model`: the user's setting when it is not "auto", else what was measured, else tools."""
+def model_key(model: str) -> str:
+    """The key a measurement is remembered under: every spelling of one model (`qwen3`, `Qwen3:latest`) is one."""
+    return model_names.parse(model).key
+
+
+def choose(setting: str, model: str, remembered: str | None = None) -> EditFormat:
+    """The format for `model`: the user's setting when it is not "auto", else the format a scorecard run on this
+    machine remembered for it, else what the project measured, else tools."""
     if setting in ("tools", "files"):
         return setting  # type: ignore[return-value]
+    if remembered in ("tools", "files"):
+        return remembered  # type: ignore[return-value]
     for pattern, fmt, _why in MEASURED:
         if pattern.search(model):
             return fmt

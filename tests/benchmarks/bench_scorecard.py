@@ -11,6 +11,7 @@ that parsed and named a real tool ÷ calls attempted, call-shaped text included)
     python tests/benchmarks/bench_scorecard.py --gguf model.gguf --window 4096   # starts llama.cpp itself
     python tests/benchmarks/bench_scorecard.py --quick --gguf model.gguf         # 2 tasks, every system (CI)
     python tests/benchmarks/bench_scorecard.py --merge a.json b.json --per-task  # runs that split the tasks
+    python tests/benchmarks/bench_scorecard.py --base-url URL --model M --remember  # M edits the way that won
 
 The model server must be a llama.cpp server (`--metrics` on, which `--gguf` does) for the token counts; any
 OpenAI-compatible server works for the rest.
@@ -38,6 +39,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.benchmarks.scorecard.formats import remember  # noqa: E402
 from tests.benchmarks.scorecard.model_server import ModelServer, start_model_server  # noqa: E402
 from tests.benchmarks.scorecard.systems import (  # noqa: E402
     EXTRAS,
@@ -178,6 +180,12 @@ def make_systems(args: argparse.Namespace, base_url: str, model: str, store: Pat
     systems += [AgentServerSystem(base_url, model, store, args.timeout, tuple(f.split("+"))) for f in off]
     on = [f for f in (args.on or "").split(",") if f]
     systems += [AgentServerSystem(base_url, model, store, args.timeout, (), (f,)) for f in on]
+    if args.remember:  # the verdict needs agent-server both ways on the same tasks
+        measured = {s.edit_format() for s in systems if isinstance(s, AgentServerSystem)}
+        if "files" not in measured:
+            systems.append(AgentServerSystem(base_url, model, store, args.timeout, (), ("files",)))
+        if "tools" not in measured:
+            systems.append(AgentServerSystem(base_url, model, store, args.timeout, ("files_format",)))
     return systems
 
 
@@ -189,6 +197,7 @@ async def run(args: argparse.Namespace, base_url: str, model: str) -> dict[str, 
     rows: list[Result] = []
     async with httpx.AsyncClient(timeout=10) as http:
         systems = make_systems(args, base_url, model, scratch / "agent.db")
+        formats = {s.name: f for s in systems if isinstance(s, AgentServerSystem) and (f := s.edit_format())}
         try:
             for task in tasks:
                 for system in systems:
@@ -214,6 +223,7 @@ async def run(args: argparse.Namespace, base_url: str, model: str) -> dict[str, 
         "tasks": [t.name for t in tasks],
         "summary": {name: summarize(rs) for name, rs in by_system.items()},
         "rows": [asdict(r) for r in rows],
+        "formats": formats,
     }
 
 
@@ -247,7 +257,22 @@ def merge(paths: list[str]) -> dict[str, Any]:
         "summary": {name: summarize(rs) for name, rs in by_system.items()},
         "rows": [asdict(r) for r in rows],
         "wall_seconds": max(r.get("wall_seconds", 0.0) for r in runs),  # the runs ran side by side
+        "formats": {name: fmt for r in runs for name, fmt in r.get("formats", {}).items()},
     }
+
+
+def report(result: dict[str, Any], args: argparse.Namespace) -> None:
+    print(table(f"{len(result['tasks'])} tasks, {result['model']}, window {result['window']}", result["summary"]))
+    print(f"wall time {result['wall_seconds']:.0f} s" + (" (the longest of the merged runs)" if args.merge else ""))
+    if args.per_task:
+        print(per_task(result["rows"]))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2))
+    if args.remember:
+        try:
+            print(remember(result, Path(args.store) if args.store else None, args.remember_as))
+        except ValueError as exc:
+            raise SystemExit(f"--remember: {exc}; nothing was remembered") from None
 
 
 def main() -> None:
@@ -269,15 +294,16 @@ def main() -> None:
     ap.add_argument("--fixtures", default=None, help="write each failed task's exchange here (one JSON per task)")
     ap.add_argument("--merge", nargs="+", default=None, metavar="RUN.json", help="print one table from these runs")
     ap.add_argument("--per-task", action="store_true", help="also a line per task: who passed it")
+    ap.add_argument(
+        "--remember",
+        action="store_true",
+        help="run agent-server with files and with tool calls; the store remembers which finished more",
+    )
+    ap.add_argument("--remember-as", default=None, help="the model name agent-server will use (default: the run's)")
+    ap.add_argument("--store", default=None, help="the store --remember writes (default: the configured one)")
     args = ap.parse_args()
     if args.merge:
-        merged = merge(args.merge)
-        print(table(f"{len(merged['tasks'])} tasks, {merged['model']}, window {merged['window']}", merged["summary"]))
-        print(f"wall time {merged['wall_seconds']:.0f} s (the longest of the merged runs)")
-        if args.per_task:
-            print(per_task(merged["rows"]))
-        if args.json:
-            Path(args.json).write_text(json.dumps(merged, indent=2))
+        report(merge(args.merge), args)
         return
     if not args.base_url and not args.gguf:
         ap.error("give --base-url (a running llama.cpp server) or --gguf (a model to start one with)")
@@ -294,12 +320,7 @@ def main() -> None:
         if server is not None:
             server.stop()
     result["wall_seconds"] = time.perf_counter() - start
-    print(table(f"{len(result['tasks'])} tasks, {result['model']}, window {args.window}", result["summary"]))
-    print(f"wall time {result['wall_seconds']:.0f} s")
-    if args.per_task:
-        print(per_task(result["rows"]))
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=2))
+    report(result, args)
 
 
 if __name__ == "__main__":

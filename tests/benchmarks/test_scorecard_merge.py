@@ -1,5 +1,6 @@
-"""The scorecard's bookkeeping: runs that split the tasks between cores add up to one table, and an ablation can
-switch several features off in one system (a tool-path feature is measured on the tool path)."""
+"""The scorecard's bookkeeping: runs that split the tasks between cores add up to one table, an ablation can switch
+several features off in one system (a tool-path feature is measured on the tool path), and `--remember` writes the
+edit format that won into the store agent-server reads."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent_server.store import Store
+from agent_server.turn.edit_format import model_key
 from tests.benchmarks.scorecard.systems import AgentServerSystem
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,9 +26,10 @@ def row(task: str, system: str, p1: bool, p2: bool, tokens: int, calls: tuple[in
             "attempts": attempts, "prompt_tokens": tokens, "seconds": 20.0}  # fmt: skip
 
 
-def run_file(path: Path, rows: list[dict[str, Any]], window: int = 8192) -> Path:
+def run_file(path: Path, rows: list[dict[str, Any]], window: int = 8192, formats: dict[str, str] | None = None) -> Path:
     tasks = list(dict.fromkeys(r["task"] for r in rows))
-    path.write_text(json.dumps({"model": "m", "window": window, "tasks": tasks, "rows": rows, "wall_seconds": 5.0}))
+    run = {"model": "m", "window": window, "tasks": tasks, "rows": rows, "wall_seconds": 5.0, "formats": formats or {}}
+    path.write_text(json.dumps(run))
     return path
 
 
@@ -66,3 +70,38 @@ def test_several_features_off_in_one_system(tmp_path: Path) -> None:
     assert system.name == "agent-server -files_format -text_tool_calls"
     assert settings.agent.edit_format == "tools" and settings.agent.recover_text_tool_calls is False
     assert settings.agent.reduced_tools is True  # only what was named is off
+
+
+FORMATS = {"agent-server +files": "files", "agent-server -files_format": "tools"}
+
+
+def test_remember_writes_the_format_that_finished_more_tasks(tmp_path: Path) -> None:
+    files, tools = "agent-server +files", "agent-server -files_format"
+    a = run_file(tmp_path / "a.json", [row("leap", files, True, True, 900), row("leap", tools, False, False, 2000)],
+                 formats=FORMATS)  # fmt: skip
+    b = run_file(tmp_path / "b.json", [row("isogram", files, False, True, 900), row("isogram", tools, False, True, 50)],
+                 formats=FORMATS)  # fmt: skip
+    db = tmp_path / "agent.db"
+    done = merge(str(a), str(b), "--remember", "--remember-as", "Llama3.2:1B", "--store", str(db))
+    assert done.returncode == 0, done.stderr
+    assert "edit with files" in done.stdout
+    store = Store(db)
+    found = store.get_measured_format(model_key("llama3.2:1b"))  # the spelling agent-server is configured with
+    store.close()
+    assert found is not None and found[0] == "files"
+    assert "2 tasks" in found[1] and "files 1/2" in found[1] and "tools 0/2" in found[1]
+
+
+def test_a_tie_keeps_tool_calls_and_a_run_without_both_formats_remembers_nothing(tmp_path: Path) -> None:
+    files, tools = "agent-server +files", "agent-server -files_format"
+    tie = run_file(tmp_path / "tie.json", [row("leap", files, True, True, 100), row("leap", tools, True, True, 100)],
+                   formats=FORMATS)  # fmt: skip
+    db = tmp_path / "agent.db"
+    assert "edit with tools" in merge(str(tie), "--remember", "--store", str(db)).stdout
+    one = run_file(tmp_path / "one.json", [row("leap", files, True, True, 100)], formats={files: "files"})
+    other = tmp_path / "other.db"
+    done = merge(str(one), "--remember", "--store", str(other))
+    assert done.returncode != 0 and "did not measure both edit formats" in done.stderr
+    store = Store(other)
+    assert store.get_measured_format(model_key("m")) is None
+    store.close()

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from agent_server.store import Store
+from agent_server.turn.edit_format import model_key
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import answer_permissions, install_apply_edit, prompt
 from tests.fakes.fake_llm import FakeLLMServer, FakeModel, Reply
@@ -79,6 +81,36 @@ async def test_auto_follows_what_was_measured_for_the_model(
     client = await start_server(
         workspace, {**llm_options(fake_llm), "llm": {**llm_options(fake_llm)["llm"], "model": model}}
     )
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Look at leap.py") == "end_turn"
+    body = fake_llm.chat_requests()[0].json
+    assert (not body.get("tools")) is files
+    assert (STUB in user_text(body)) is files
+
+
+@pytest.mark.parametrize(
+    ("model", "remembered", "setting", "files"),
+    [
+        ("llama3.2:1b", "files", "auto", True),  # measured on this machine; the project's table knows nothing of it
+        ("Llama3.2:1B", "files", "auto", True),  # another spelling of the same model
+        ("qwen2.5-coder:0.5b-instruct", "tools", "auto", False),  # this machine's measurement beats the table
+        ("llama3.2:1b", "files", "tools", False),  # the user's setting beats any measurement
+        ("llama3.2:3b", None, "auto", False),  # another model: nothing measured, tool calls
+    ],
+)
+async def test_auto_uses_the_format_a_scorecard_run_remembered_for_the_model(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path,
+    model: str, remembered: str | None, setting: str, files: bool,
+) -> None:  # fmt: skip
+    store = Store(tmp_path / "agent.db")  # the store the server opens (conftest's start_server)
+    if remembered:
+        store.put_measured_format(model_key("llama3.2:1b" if remembered == "files" else model), remembered, "test")
+    store.close()
+    fake_llm.models = [FakeModel(model, context_length=8192, capabilities=["completion", "tools"])]
+    (workspace / "leap.py").write_text(STUB)
+    fake_llm.script(Reply.text("No change needed."))
+    llm = {**llm_options(fake_llm)["llm"], "model": model}
+    client = await start_server(workspace, {"llm": llm, "agent": {"editFormat": setting}})
     sid = await new_session(client, workspace)
     assert await prompt(client, sid, "Look at leap.py") == "end_turn"
     body = fake_llm.chat_requests()[0].json

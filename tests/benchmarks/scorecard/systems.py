@@ -27,6 +27,7 @@ from agent_server.config_layers import load_layers
 from agent_server.messages import Message
 from agent_server.session.service import AgentService
 from agent_server.turn.client import ClientFeatures, FileChange
+from agent_server.turn.edit_format import EditFormat, choose
 
 from .tasks import Task
 
@@ -132,6 +133,7 @@ EXTRAS: dict[str, dict[str, Any]] = {
     "verify": {"agent": {"verify_command": "python -m pytest -q -x -p no:cacheprovider", "verify_max": 1}},
     # no editor here: the errors an edit introduced come from the linter (issue 28's fallback for headless faces)
     "lint": {"tools": {"lint": {"python": "python -m ruff check --no-cache --output-format concise {file}"}}},
+    "files": {"agent": {"edit_format": "files"}},  # the file format whatever was measured (`--remember` compares)
 }
 
 
@@ -159,6 +161,15 @@ class AgentServerSystem:
         self._service: AgentService | None = None
         self._session = ""
         self._client = HeadlessClient()
+
+    def edit_format(self) -> EditFormat | None:
+        """The format this system edits with, when edit format is all that sets it apart from agent-server as
+        shipped (what `--remember` compares); None for any other variant."""
+        if not set(self.features_off) | set(self.features_on) <= {"files_format", "files"}:
+            return None
+        if "files_format" in self.features_off:
+            return "tools"
+        return "files" if "files" in self.features_on else choose("auto", self.model)
 
     def _settings(self, ws: Path) -> Any:
         overrides: dict[str, Any] = {
