@@ -99,6 +99,7 @@ async def collect(settings: Settings, workspace: Path) -> Report:
         if chosen and chosen["tools"] == "prompt-based":
             report.notes.append(f"{model} has no native tool calling: tools are described in the prompt instead.")
         report.notes.extend(_capability_notes(infos.get(listed_name or "")))
+        report.notes.append(_edit_format_note(settings, listed_name or model))
     except LLMError as exc:
         report.problems.append(f"{exc}. Fix: check that the server at {url} is running and reachable.")
     finally:
@@ -161,6 +162,30 @@ def _with_learned(settings: Settings, url: str, info: ModelInfo) -> ModelInfo:
         info.supports_tools = False
         info.details["tools_dropped"] = dropped
     return info
+
+
+def _edit_format_note(settings: Settings, model: str) -> str:
+    """How the model will change files, and why: the user's setting, this machine's scorecard run, the project's."""
+    from .store import Store
+    from .turn.edit_format import MEASURED, choose, model_key
+
+    setting = settings.agent.edit_format
+    remembered: tuple[str, str] | None = None
+    if setting == "auto" and settings.database_path().is_file():
+        try:
+            with Store(settings.database_path()) as store:
+                remembered = store.get_measured_format(model_key(model))
+        except Exception:  # a locked or damaged store must not break the diagnosis
+            remembered = None
+    fmt = choose(setting, model, remembered[0] if remembered else None)
+    if setting != "auto":
+        why = f"agent.edit_format = {setting}"
+    elif remembered:
+        why = f"measured on this machine: {remembered[1]}"
+    else:
+        why = next((w for pattern, _f, w in MEASURED if pattern.search(model)), "nothing measured for this model")
+    how = "whole files / search-replace blocks in its answer" if fmt == "files" else "tool calls"
+    return f"{model} edits files with {how} ({why})."
 
 
 def _capability_notes(info: ModelInfo | None) -> list[str]:

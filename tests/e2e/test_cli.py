@@ -13,6 +13,7 @@ import pytest
 from agent_server import __version__
 from agent_server.store import Store
 from agent_server.tools.permissions import Decision
+from agent_server.turn.edit_format import model_key
 from tests.fakes.fake_llm import FakeLLMServer, FakeModel
 
 
@@ -129,3 +130,26 @@ def test_text_with_square_brackets_reaches_the_terminal_whole(fake_llm: FakeLLMS
         "doctor", "--provider", "ollama", "--base-url", fake_llm.url, "--model", "qwen[bold]:1b", "-w", str(workspace)
     )
     assert "qwen[bold]:1b" in proc.stdout and "→ qwen[bold]:1b" in proc.stdout, proc.stdout
+
+
+def test_doctor_says_how_the_model_will_edit_and_why(fake_llm: FakeLLMServer, workspace: Path, tmp_path: Path) -> None:
+    fake_llm.models = [FakeModel("gemma3:1b", context_length=8192, capabilities=["completion", "tools"])]
+    db = tmp_path / "agent.db"
+    args = ("doctor", "--json", "--provider", "ollama", "--base-url", fake_llm.url, "--model", "gemma3:1b",
+            "-w", str(workspace))  # fmt: skip
+
+    def notes(**env: str) -> list[str]:
+        proc = run(*args, env={"AGENT_SERVER_STORE__PATH": str(db), **env})
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return [n for n in json.loads(proc.stdout)["notes"] if "edits files" in n]
+
+    assert notes() == ["gemma3:1b edits files with tool calls (nothing measured for this model)."]
+    with Store(db) as store:  # what `bench_scorecard.py --remember` writes
+        store.put_measured_format(model_key("gemma3:1b"), "files", "scorecard 2026-11-27: files 5/20, tools 1/20")
+    assert notes() == [
+        "gemma3:1b edits files with whole files / search-replace blocks in its answer "
+        "(measured on this machine: scorecard 2026-11-27: files 5/20, tools 1/20)."
+    ]
+    assert notes(AGENT_SERVER_AGENT__EDIT_FORMAT="tools") == [
+        "gemma3:1b edits files with tool calls (agent.edit_format = tools)."
+    ]
