@@ -240,7 +240,12 @@ def per_task(rows: list[dict[str, Any]]) -> str:
 
 def merge(paths: list[str]) -> dict[str, Any]:
     """One table from runs that split the tasks between them (one model server per core), read from their --json."""
-    runs = [json.loads(Path(p).read_text()) for p in paths]
+    runs = []
+    for p in paths:
+        try:
+            runs.append(json.loads(Path(p).read_text()))
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"--merge: cannot read the run {p}: {exc}") from None
     if len({(r["model"], r["window"]) for r in runs}) != 1:
         raise SystemExit("--merge: the runs used different models or windows; their rows do not add up")
     rows = [Result(**row) for r in runs for row in r["rows"]]

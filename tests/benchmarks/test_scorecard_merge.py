@@ -59,7 +59,12 @@ def test_runs_that_do_not_add_up_are_refused(tmp_path: Path) -> None:
     a = run_file(tmp_path / "a.json", [row("leap", "agent-server", True, True, 1)])
     other_window = run_file(tmp_path / "b.json", [row("queue", "agent-server", True, True, 1)], window=4096)
     same_task = run_file(tmp_path / "c.json", [row("leap", "agent-server", False, False, 1)])
-    for second, why in ((other_window, "different models or windows"), (same_task, "in two of these runs")):
+    missing = tmp_path / "still-running.json"
+    for second, why in (
+        (other_window, "different models or windows"),
+        (same_task, "in two of these runs"),
+        (missing, "cannot read the run"),
+    ):
         done = merge(str(a), str(second))
         assert done.returncode != 0 and why in done.stderr, done.stderr
 
