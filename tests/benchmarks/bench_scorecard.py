@@ -77,6 +77,11 @@ async def prompt_tokens(http: httpx.AsyncClient, base_url: str) -> int:
 
 
 def run_tests(task: Task, ws: Path) -> tuple[bool, str]:
+    # As Aider's benchmark: the task's own tests are put back first, so a system that rewrote them (a small model
+    # echoes the test file it was shown) is judged by the real tests, never by its own version.
+    for name in task.test_files():
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(task.source / name, ws / name)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     try:

@@ -12,7 +12,9 @@ from typing import Any
 
 from agent_server.store import Store
 from agent_server.turn.edit_format import model_key
+from tests.benchmarks.bench_scorecard import run_tests
 from tests.benchmarks.scorecard.systems import AgentServerSystem
+from tests.benchmarks.scorecard.tasks import select
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tests" / "benchmarks" / "bench_scorecard.py"
@@ -110,3 +112,15 @@ def test_a_tie_keeps_tool_calls_and_a_run_without_both_formats_remembers_nothing
     store = Store(other)
     assert store.get_measured_format(model_key("m")) is None
     store.close()
+
+
+def test_a_system_that_rewrote_the_tests_is_judged_by_the_real_ones(tmp_path: Path) -> None:
+    for name in ("leap", "queue"):  # an exercise and a workspace task
+        [task] = select([name])
+        ws = task.materialize(tmp_path / name)
+        for test in task.test_files():  # what an echoed, "fixed" test file would do
+            (ws / test).write_text("def test_nothing():\n    pass\n")
+        passed, output = run_tests(task, ws)
+        assert not passed, output  # the stub still fails the task's real tests
+        assert all((ws / t).read_text() == (task.source / t).read_text() for t in task.test_files())
+        assert task.test_files(), name

@@ -27,6 +27,12 @@ class Task:
     files: list[str] = field(default_factory=list)  # what a whole-file system shows the model (workspace-relative)
     target: str | None = None  # the file an exercise's answer goes to
 
+    def test_files(self) -> list[str]:
+        """The task's own tests (workspace-relative): what decides a pass, so no system may change them."""
+        if self.kind == "exercise":
+            return [f for f in self.files if f != self.target]
+        return sorted(str(p.relative_to(self.source)) for p in (self.source / "tests").rglob("*.py"))
+
     def materialize(self, dest: Path) -> Path:
         shutil.copytree(self.source, dest, ignore=shutil.ignore_patterns("task.json", "instructions.md"))
         return dest
