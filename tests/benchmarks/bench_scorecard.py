@@ -154,6 +154,14 @@ def summarize(rows: list[Result]) -> dict[str, Any]:
     }
 
 
+def by_system(rows: list[Result]) -> dict[str, dict[str, Any]]:
+    """The summary of each system's rows, in the order the systems first appear."""
+    grouped: dict[str, list[Result]] = {}
+    for r in rows:
+        grouped.setdefault(r.system, []).append(r)
+    return {name: summarize(rs) for name, rs in grouped.items()}
+
+
 def table(label: str, summaries: dict[str, dict[str, Any]]) -> str:
     lines = [
         f"\n{label}",
@@ -219,14 +227,11 @@ async def run(args: argparse.Namespace, base_url: str, model: str) -> dict[str, 
             for system in systems:
                 await system.close()
     shutil.rmtree(scratch, ignore_errors=True)
-    by_system: dict[str, list[Result]] = {}
-    for r in rows:
-        by_system.setdefault(r.system, []).append(r)
     return {
         "model": model,
         "window": args.window,
         "tasks": [t.name for t in tasks],
-        "summary": {name: summarize(rs) for name, rs in by_system.items()},
+        "summary": by_system(rows),
         "rows": [asdict(r) for r in rows],
         "formats": formats,
     }
@@ -257,14 +262,11 @@ def merge(paths: list[str]) -> dict[str, Any]:
     seen = {(r.task, r.system) for r in rows}
     if len(seen) != len(rows):
         raise SystemExit("--merge: a task was run by the same system in two of these runs")
-    by_system: dict[str, list[Result]] = {}
-    for r in rows:
-        by_system.setdefault(r.system, []).append(r)
     return {
         "model": runs[0]["model"],
         "window": runs[0]["window"],
         "tasks": [t for r in runs for t in r["tasks"]],
-        "summary": {name: summarize(rs) for name, rs in by_system.items()},
+        "summary": by_system(rows),
         "rows": [asdict(r) for r in rows],
         "wall_seconds": max(r.get("wall_seconds", 0.0) for r in runs),  # the runs ran side by side
         "formats": {name: fmt for r in runs for name, fmt in r.get("formats", {}).items()},
