@@ -70,8 +70,10 @@ def workspace_files(root: Path) -> list[str] | None:
     return sorted(out)
 
 
-def pick(text: str, root: Path) -> list[Shown]:
-    """The files to show for a request: the ones it names, else a small workspace's source files."""
+def pick(text: str, root: Path, previous: list[Shown] | None = None) -> list[Shown]:
+    """The files to show for a request: the ones it names, else a small workspace's source files. A request that
+    names only tests ("make tests/test_x.py pass") also gets the code under test: the modules the tests import, else
+    the files shown before in the session (a follow-up), else the small workspace's source files."""
     files = workspace_files(root)
     by_name: dict[str, list[str]] = {}
     for f in files or []:
@@ -84,8 +86,35 @@ def pick(text: str, root: Path) -> list[Shown]:
             named.append(candidate)
         elif len(by_name.get(candidate, [])) == 1:
             named.append(by_name[candidate][0])
-    chosen = list(dict.fromkeys(named)) or [f for f in files or [] if not f.endswith("__init__.py")]
-    return [Shown(path, editable=not is_test(path)) for path in chosen]
+    sources = [f for f in files or [] if not f.endswith("__init__.py")]
+    if named and all(is_test(f) for f in named):
+        named += _imported_modules(named, root)
+    chosen = named or sources
+    if all(is_test(f) for f in chosen):
+        chosen += [s.path for s in previous or []] or [f for f in sources if not is_test(f)]
+    return [Shown(path, editable=not is_test(path)) for path in dict.fromkeys(chosen)]
+
+
+PY_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<from>[\w.]+)[ \t]+import|import[ \t]+(?P<import>[\w.]+))", re.M)
+
+
+def _imported_modules(paths: list[str], root: Path) -> list[str]:
+    """The workspace's Python modules that the files at `paths` import (absolute imports only)."""
+    out: list[str] = []
+    for path in paths:
+        if not path.endswith(".py"):
+            continue
+        try:
+            text = read_regular(root / path, 1_000_000).decode("utf-8", "replace")
+        except (OSError, SandboxError):
+            continue
+        for match in PY_IMPORT.finditer(text):
+            module = (match.group("from") or match.group("import")).replace(".", "/")
+            for candidate in (f"{module}.py", f"{module}/__init__.py"):
+                full = root / candidate
+                if full.is_file() and not full.is_symlink() and full.resolve().is_relative_to(root.resolve()):
+                    out.append(candidate)
+    return out
 
 
 EDIT_WORDS = re.compile(
@@ -93,6 +122,26 @@ EDIT_WORDS = re.compile(
     r"replace|convert|rewrite|correct|improve)\w*",
     re.I,
 )
+
+
+REMOVAL = re.compile(r"\b(remov|delet|drop|strip|get rid|eliminat|clean ?up|trim|prun)\w*", re.I)
+
+
+def wants_removal(text: str) -> bool:
+    """A request to take something out: a whole-file answer shorter than the file is then the change itself, not an
+    excerpt of it to merge."""
+    return bool(REMOVAL.search(text))
+
+
+def current_text(shown: list[Shown], root: Path, limit: int = 2_000_000) -> dict[str, str]:
+    """The shown files' text now, as the answer's blocks are read (a file that cannot be read is left out)."""
+    out: dict[str, str] = {}
+    for item in shown:
+        try:
+            out[item.path] = read_regular(root / item.path, limit).decode("utf-8")
+        except (OSError, SandboxError, UnicodeDecodeError):
+            continue
+    return out
 
 
 QUESTION = re.compile(r"^\W*(what|why|how|where|which|who|when|explain|describe|summari[sz]e|tell|show)\b", re.I)

@@ -65,10 +65,10 @@ async def with_edit_format(
         return shaped, content
     window = (info.context_length if info and info.context_length else None) or settings.llm.context_length or 8192
     budget = agent.files_tokens or int(window * FILES_SHARE)
-    chosen = shown_files.pick(text, session.cwd)
-    if not any(s.editable for s in chosen):  # a follow-up ("the tests failed: ...") still works on the same files
-        chosen += [s for s in session.shown_files if s.path not in {c.path for c in chosen}]
+    # A follow-up ("the tests failed: ...") still works on the files shown before.
+    chosen = shown_files.pick(text, session.cwd, session.shown_files)
     edit = session.files_edit = shown_files.wants_edit(text)
+    session.files_remove = shown_files.wants_removal(text)
     block, session.shown_files = shown_files.render(chosen, session.cwd, budget, edit)
     if not block:
         return shaped, content

@@ -12,6 +12,7 @@ from ..agents.subagents import RUN_AGENT, run_agent_tool
 from ..checkpoints import CheckpointService
 from ..checkpoints.hook import checkpoint_hook
 from ..config import Settings
+from ..context_sources import shown_files
 from ..context_sources.rules_prompt import RulesCache
 from ..context_sources.session_rules import meter_meta, rules_for_turn
 from ..hooks import Hooks
@@ -60,7 +61,13 @@ def _recovery(settings: Settings, session: Session) -> Callable[[str, set[str]],
     if settings.agent.edit_format == "files":
         if not session.files_edit:
             return None  # a question: a file the answer quotes is not a change
-        return lambda text, names: ([c for c in edit_calls(text, session.shown_files) if c.name in names], text)
+
+        def from_blocks(text: str, names: set[str]) -> tuple[list[ToolCall], str]:
+            now = shown_files.current_text(session.shown_files, session.cwd)
+            calls = edit_calls(text, session.shown_files, now, may_remove=session.files_remove)
+            return [c for c in calls if c.name in names], text
+
+        return from_blocks
     return recover_tool_calls if settings.agent.recover_text_tool_calls else None
 
 

@@ -218,6 +218,13 @@ async def proposed_write(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, 
     content = str(args["content"])
     if old is not None and "\r\n" in old and "\r\n" not in content:
         content = content.replace("\n", "\r\n")  # keep the file's line endings
+    if old is not None and old.rstrip() == content.rstrip():
+        # A small model asked to fix a file often sends it back as it was: saying "Overwrote" would tell it the fix
+        # was made. Refused before any approval: there is nothing to approve.
+        raise ToolError(
+            f"{relative(ctx.roots, path)} already has exactly this content, so nothing was written. Sending it again "
+            "will not change anything: if it still needs a fix, send the fixed version; if it is done, say so"
+        )
     return path, old, content
 
 

@@ -16,17 +16,27 @@ and answers with, for each file it changes, either the whole new file or search/
     >>>>>>> REPLACE
 
 Each block becomes an ordinary `write_file` or `edit_file` call, so it goes through the same policy, approval,
-diff, checkpoint and forgiving matching as any tool call. A lone code block with no path is the file when exactly
-one editable file was shown (small models often drop the path).
+diff, checkpoint and forgiving matching as any tool call. Small models drop the path, put it inside the block, or
+send one function for the whole file, so, knowing the shown files' text:
+- a path on the block's first line (`app/x.py`, `# app/x.py`, `// app/x.js`) names the block's file, and more such
+  lines inside one block start the next file;
+- a block with no path is the file when exactly one editable file was shown, else the shown file that defines the
+  most of the names the block defines (none, or a tie, or a read-only file: nothing is written);
+- a Python block that is part of its file is merged into it (`excerpt_merge`);
+- a block that repeats a file unchanged is dropped when the answer changes something else (an echo of what it was
+  shown); alone, it goes through, and write_file says nothing changed.
 """
 
 from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..messages import ToolCall
+from .code_names import best_match, defined_names
+from .excerpt_merge import merged
 
 FENCE = re.compile(
     r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)[ \t]*(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
@@ -41,6 +51,11 @@ PATH_LINE = re.compile(
     r"[`*_]*(?P<path>[\w./\\-]+\.\w+)[`*_]*:?[ \t]*$",
     re.I | re.M,
 )
+# A path inside the block, as a comment of its own: `# a/b.py`, `// a/b.js`, `-- a/b.lua`, `/* a/b.c */`.
+PATH_COMMENT = re.compile(
+    r"^[ \t]*(?:#+|//|--|/\*)[ \t]*(?:file(?:name)?[ \t]*:[ \t]*)?"
+    r"(?P<path>[\w./\\-]+\.\w+)[ \t]*(?:\*/)?[ \t]*$"
+)
 
 
 @dataclass
@@ -51,8 +66,13 @@ class Shown:
     editable: bool = True
 
 
-def edit_calls(text: str, shown: list[Shown]) -> list[ToolCall]:
-    """The write_file / edit_file calls `text` asks for (empty when it asks for none)."""
+def edit_calls(
+    text: str, shown: list[Shown], current: Mapping[str, str] | None = None, may_remove: bool = True
+) -> list[ToolCall]:
+    """The write_file / edit_file calls `text` asks for (empty when it asks for none). `current` is the shown files'
+    text now (it places blocks without a path and merges excerpts); `may_remove` is False when the request asks for
+    no removal, so a block that only drops definitions is taken for an excerpt."""
+    current = current or {}
     known = {s.path for s in shown}
     calls: list[ToolCall] = []
     taken: list[tuple[int, int]] = []
@@ -66,15 +86,78 @@ def edit_calls(text: str, shown: list[Shown]) -> list[ToolCall]:
     for match in FENCE.finditer(text):
         if any(s <= match.start() < e for s, e in taken) or SEARCH_REPLACE.search(match.group("body")):
             continue
-        body = match.group("body")
         path = _path_in_info(match.group("info"), known) or _path_before(text, match.start(), known)
-        if path is None:
-            editable = [s.path for s in shown if s.editable]
-            if len(editable) != 1 or not _looks_like_code(body):
-                continue
-            path = editable[0]
-        calls.append(_call("write_file", {"path": path, "content": body}))
-    return _last_per_path(calls)
+        for named, body in _split_on_paths(match.group("body"), path, known):
+            target = named or _place(body, shown, current)
+            if target is not None:
+                content = current.get(target)
+                merge = merged(content, body, may_remove) if content and target.endswith(".py") else None
+                calls.append(_call("write_file", {"path": target, "content": merge or body}))
+    return _without_echoes(_last_per_path(calls), current)
+
+
+def _split_on_paths(body: str, path: str | None, known: set[str]) -> list[tuple[str | None, str]]:
+    """A block's parts, each with the path it names: a path on the block's first line (a bare path line or a
+    comment) names the block's file; further path comments naming a shown file start the next file."""
+    parts: list[tuple[str | None, list[str]]] = [(path, [])]
+    for number, line in enumerate(body.splitlines(keepends=True)):
+        found = _path_comment(line, known)
+        if found is None and number == 0 and path is None:
+            found = _path_line(line, known)
+        if found is not None and (number == 0 or found in known):
+            parts.append((found, []))
+            continue
+        parts[-1][1].append(line)
+    return [(named, "".join(lines)) for named, lines in parts if "".join(lines).strip()]
+
+
+def _path_comment(line: str, known: set[str]) -> str | None:
+    match = PATH_COMMENT.match(line)
+    if not match:
+        return None
+    path = _resolve(_normal(match.group("path")), known)
+    # `# notes.txt` alone is a comment; a path with a folder, or a shown file's name, is a path
+    return path if "/" in path or path in known else None
+
+
+def _path_line(line: str, known: set[str]) -> str | None:
+    match = PATH_LINE.match(line)
+    if not match:
+        return None
+    path = _resolve(_normal(match.group("path")), known)
+    return path if path in known or "/" in path else None  # a bare `x.py` could be code; `a/x.py` cannot
+
+
+def _place(body: str, shown: list[Shown], current: Mapping[str, str]) -> str | None:
+    """The file a block without a path is: the editable file defining the most of the block's names, else the only
+    editable file shown, unless the block defines only a read-only file's names (an echoed test goes nowhere)."""
+    if not _looks_like_code(body):
+        return None
+    editable = {s.path for s in shown if s.editable}
+    python = all(s.path.endswith(".py") for s in shown)
+    names = {s.path: defined_names(current[s.path], s.path.endswith(".py")) for s in shown if s.path in current}
+    block = defined_names(body, python)
+    best = best_match(block, {path: found for path, found in names.items() if path in editable})
+    if best is not None:
+        return best
+    if any(block & found for path, found in names.items() if path not in editable):
+        return None
+    return next(iter(editable)) if len(editable) == 1 else None
+
+
+def _without_echoes(calls: list[ToolCall], current: Mapping[str, str]) -> list[ToolCall]:
+    """Whole files sent back unchanged are dropped when something else in the answer is a change."""
+
+    def echo(call: ToolCall) -> bool:
+        now = current.get(call.arguments["path"])
+        return call.name == "write_file" and now is not None and _same(now, call.arguments["content"])
+
+    changes = [c for c in calls if not echo(c)]
+    return changes if changes else calls
+
+
+def _same(a: str, b: str) -> bool:
+    return a.replace("\r\n", "\n").rstrip() == b.replace("\r\n", "\n").rstrip()
 
 
 def _call(name: str, arguments: dict[str, str]) -> ToolCall:

@@ -42,6 +42,7 @@ class Session:
     mode: str = "code"  # the agent profile the session runs in (agent/modes.py)
     shown_files: list[Shown] = field(default_factory=list)  # files shown in the prompt (edit_format "files")
     files_edit: bool = True  # "files" format: this turn asks for a change (else a question: no file blocks read)
+    files_remove: bool = False  # "files" format: the request asks to remove something (a shorter file is no excerpt)
     # "Allow for this session" answers: they end with the session (in this process), unlike "always".
     approvals: InMemoryDecisionStore = field(default_factory=InMemoryDecisionStore)
     prefix: PrefixChoice | None = None

@@ -124,7 +124,8 @@ async def test_a_follow_up_naming_only_the_tests_shows_the_file_being_worked_on_
     (workspace / "leap.py").write_text(STUB)
     (workspace / "leap_test.py").write_text(TESTS)
     (workspace / "other.py").write_text("UNRELATED = 1\n")
-    fake_llm.script(Reply.text(f"leap.py\n```python\n{SOLUTION}```"), Reply.text(f"leap.py\n```python\n{SOLUTION}```"))
+    again = SOLUTION.replace("return", "return bool(") + ")\n"
+    fake_llm.script(Reply.text(f"leap.py\n```python\n{SOLUTION}```"), Reply.text(f"leap.py\n```python\n{again}```"))
     client = await start_server(workspace, options(fake_llm, editFormat="files"))
     answer_permissions(client, "allow_once")
     install_apply_edit(client)
@@ -135,6 +136,47 @@ async def test_a_follow_up_naming_only_the_tests_shows_the_file_being_worked_on_
     assert f"leap.py\n```python\n{SOLUTION}```" in follow_up  # the file as it is now, editable, shown again
     assert "Reply with the whole new content of leap.py" in follow_up and "Do not change leap_test.py" in follow_up
     assert "UNRELATED" not in follow_up
+
+
+async def test_the_file_sent_back_unchanged_is_refused_and_the_model_answers_again(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    # The failed version, sent back as it is (Qwen2.5-Coder-0.5B does this in about half its retries): no approval,
+    # no "Overwrote", and the model hears that nothing changed; its next answer is the fix.
+    wrong = "def leap_year(year):\n    return year % 4 == 0\n"
+    (workspace / "leap.py").write_text(wrong)
+    (workspace / "leap_test.py").write_text(TESTS)
+    fake_llm.script(Reply.text(f"leap.py\n```python\n{wrong}```"), Reply.text(f"leap.py\n```python\n{SOLUTION}```"))
+    client = await start_server(workspace, options(fake_llm, editFormat="files"))
+    asked = answer_permissions(client, "allow_once")
+    install_apply_edit(client)
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "leap_test.py fails: 1900 is not a leap year. Fix leap.py.") == "end_turn"
+    assert (workspace / "leap.py").read_text() == SOLUTION
+    assert len(asked) == 1  # only the real change asked
+    told = fake_llm.chat_requests()[1].json["messages"]
+    assert any("leap.py already has exactly this content" in str(m["content"]) for m in told), told
+
+
+async def test_a_request_naming_only_the_tests_shows_the_code_they_import(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    (workspace / "text").mkdir()
+    (workspace / "text" / "slug.py").write_text("def slugify(t):\n    return t.lower()\n")
+    (workspace / "tests").mkdir()
+    (workspace / "tests" / "test_slug.py").write_text(
+        "from text.slug import slugify\n\n\ndef test_a():\n    assert slugify('A B') == 'a-b'\n"
+    )
+    fixed = "def slugify(t):\n    return t.lower().replace(' ', '-')\n"
+    fake_llm.script(Reply.text(f"```python\n{fixed}```"))
+    client = await start_server(workspace, options(fake_llm, editFormat="files"))
+    answer_permissions(client, "allow_once")
+    install_apply_edit(client)
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Make tests/test_slug.py pass.") == "end_turn"
+    shown = user_text(fake_llm.chat_requests()[0].json)
+    assert "text/slug.py\n```python\ndef slugify" in shown and "Do not change tests/test_slug.py" in shown
+    assert (workspace / "text" / "slug.py").read_text() == fixed
 
 
 async def test_the_verify_command_checks_an_applied_answer_and_sends_failures_back(

@@ -61,4 +61,59 @@ async def test_a_recorded_answer_lands_in_its_file_as_written(
     after = snapshot(ws)
     assert after[path].rstrip("\n") == code.rstrip("\n")
     assert {k: v for k, v in after.items() if k != path} == {k: v for k, v in before.items() if k != path}
-    assert [a["toolCall"]["rawInput"]["path"] for a in asked] == [path]
+    if before.get(path, "").rstrip() == code.rstrip():
+        # The file sent back as it was: nothing to approve, and the model is told nothing changed.
+        assert asked == []
+        told = fake_llm.chat_requests()[1].json["messages"]
+        assert any("already has exactly this content" in str(m["content"]) for m in told)
+    else:
+        assert [a["toolCall"]["rawInput"]["path"] for a in asked] == [path]
+
+
+WORKSPACE_ANSWERS: list[dict[str, str]] = json.loads(FIXTURE.read_text())["workspace_answers_without_a_path"]
+# What each kind of real pathless answer does to the workspace: (file written, text it must hold), UNCHANGED (its
+# code is what the file already has: refused before any approval, and the model told), or None (written nowhere).
+UNCHANGED = ("", [])
+PLACED: dict[str, tuple[str, list[str]] | None] = {
+    # describe() alone, as it already was: placed in cal/format.py by its name, merged (the import kept): unchanged.
+    "dates-agent-server": UNCHANGED,
+    # transpose() alone, as it already was: placed and merged into mat/ops.py (shape() kept): unchanged.
+    "matrix-agent-server": UNCHANGED,
+    # words() without WORD, a new import: merged into stats/words.py, WORD kept.
+    "wordfreq-agent-server": ("stats/words.py", ["WORD = re.compile(", "from collections import Counter"]),
+    # The test file echoed back under a comment naming no file: written nowhere.
+    "slug-agent-server": None,
+    # `# shop/__init__.py ... # shop/cart.py` in one block: each part into its file.
+    "cart-whole_file": ("shop/cart.py", ["from .pricing import apply_discount", "class Cart:"]),
+}
+
+
+@pytest.mark.parametrize("key", sorted(PLACED))
+async def test_a_real_answer_without_a_path_lands_where_its_code_belongs(
+    start_server: Start, tmp_path: Path, fake_llm: FakeLLMServer, key: str
+) -> None:
+    [answer] = [a for a in WORKSPACE_ANSWERS if f"{a['task']}-{a['system'].replace(' ', '_')}" == key]
+    [task] = select([answer["task"]])
+    ws = task.materialize(tmp_path / "ws")
+    before = snapshot(ws)
+    fake_llm.script(Reply.text(answer["answer"]), Reply.text("Done."))
+    client = await start_server(ws, {**llm_options(fake_llm), "agent": {"editFormat": "files"}})
+    asked = answer_permissions(client, "allow_once")
+    install_apply_edit(client)
+    sid = await new_session(client, ws)
+    assert await prompt(client, sid, task.request) == "end_turn"
+    after = snapshot(ws)
+    assert all(after[name] == text for name, text in before.items() if name.startswith("tests/"))
+    expected = PLACED[key]
+    if expected is None:
+        assert after == before and asked == []
+        return
+    if expected is UNCHANGED:
+        assert after == before and asked == []
+        told = fake_llm.chat_requests()[1].json["messages"]
+        assert any("already has exactly this content" in str(m["content"]) for m in told)
+        return
+    path, holds = expected
+    assert path in {a["toolCall"]["rawInput"]["path"] for a in asked}
+    assert all(piece in after[path] for piece in holds), after[path]
+    compile(after[path], path, "exec")  # the merged file is still Python
