@@ -181,24 +181,27 @@ def table(label: str, summaries: dict[str, dict[str, Any]]) -> str:
 def make_systems(args: argparse.Namespace, base_url: str, model: str, store: Path) -> list[System]:
     systems: list[System] = []
     wanted = args.systems.split(",")
+    t = args.temperature
     if "agent" in wanted:
-        systems.append(AgentServerSystem(base_url, model, store, args.timeout))
+        systems.append(AgentServerSystem(base_url, model, store, args.timeout, temperature=t))
     if "plain" in wanted:
-        systems.append(PlainLoopSystem(base_url, model, args.timeout))
+        systems.append(PlainLoopSystem(base_url, model, args.timeout, temperature=t))
     if "wholefile" in wanted:
-        systems.append(WholeFileSystem(base_url, model, args.timeout))
+        systems.append(WholeFileSystem(base_url, model, args.timeout, temperature=t))
     # `a+b` switches several off in one system: a feature that acts only on the tool-call path (text calls, the
     # reduced tool set) is measured on that path, together with `files_format`.
     off = list(FEATURES) if args.ablation else [f for f in (args.off or "").split(",") if f]
-    systems += [AgentServerSystem(base_url, model, store, args.timeout, tuple(f.split("+"))) for f in off]
+    systems += [
+        AgentServerSystem(base_url, model, store, args.timeout, tuple(f.split("+")), temperature=t) for f in off
+    ]
     on = [f for f in (args.on or "").split(",") if f]
-    systems += [AgentServerSystem(base_url, model, store, args.timeout, (), (f,)) for f in on]
+    systems += [AgentServerSystem(base_url, model, store, args.timeout, (), (f,), temperature=t) for f in on]
     if args.remember:  # the verdict needs agent-server both ways on the same tasks
         measured = {s.edit_format() for s in systems if isinstance(s, AgentServerSystem)}
         if "files" not in measured:
-            systems.append(AgentServerSystem(base_url, model, store, args.timeout, (), ("files",)))
+            systems.append(AgentServerSystem(base_url, model, store, args.timeout, (), ("files",), temperature=t))
         if "tools" not in measured:
-            systems.append(AgentServerSystem(base_url, model, store, args.timeout, ("files_format",)))
+            systems.append(AgentServerSystem(base_url, model, store, args.timeout, ("files_format",), temperature=t))
     return systems
 
 
@@ -230,6 +233,7 @@ async def run(args: argparse.Namespace, base_url: str, model: str) -> dict[str, 
     return {
         "model": model,
         "window": args.window,
+        "temperature": args.temperature,
         "tasks": [t.name for t in tasks],
         "summary": by_system(rows),
         "rows": [asdict(r) for r in rows],
@@ -256,8 +260,8 @@ def merge(paths: list[str]) -> dict[str, Any]:
             runs.append(json.loads(Path(p).read_text()))
         except (OSError, ValueError) as exc:
             raise SystemExit(f"--merge: cannot read the run {p}: {exc}") from None
-    if len({(r["model"], r["window"]) for r in runs}) != 1:
-        raise SystemExit("--merge: the runs used different models or windows; their rows do not add up")
+    if len({(r["model"], r["window"], r.get("temperature")) for r in runs}) != 1:
+        raise SystemExit("--merge: the runs used different models, windows or temperatures; their rows do not add up")
     rows = [Result(**row) for r in runs for row in r["rows"]]
     seen = {(r.task, r.system) for r in rows}
     if len(seen) != len(rows):
@@ -265,6 +269,7 @@ def merge(paths: list[str]) -> dict[str, Any]:
     return {
         "model": runs[0]["model"],
         "window": runs[0]["window"],
+        "temperature": runs[0].get("temperature"),
         "tasks": [t for r in runs for t in r["tasks"]],
         "summary": by_system(rows),
         "rows": [asdict(r) for r in rows],
@@ -274,7 +279,9 @@ def merge(paths: list[str]) -> dict[str, Any]:
 
 
 def report(result: dict[str, Any], args: argparse.Namespace) -> None:
-    print(table(f"{len(result['tasks'])} tasks, {result['model']}, window {result['window']}", result["summary"]))
+    sampled = "" if result.get("temperature") is None else f", temperature {result['temperature']}"
+    title = f"{len(result['tasks'])} tasks, {result['model']}, window {result['window']}{sampled}"
+    print(table(title, result["summary"]))
     print(f"wall time {result['wall_seconds']:.0f} s" + (" (the longest of the merged runs)" if args.merge else ""))
     if args.per_task:
         print(per_task(result["rows"]))
@@ -301,6 +308,12 @@ def main() -> None:
     ap.add_argument("--kinds", default=None, help="exercise,workspace")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per attempt")
+    ap.add_argument(
+        "--temperature",
+        type=float,
+        default=None,
+        help="every system's sampling temperature (0 = greedy; default: the server's)",
+    )
     ap.add_argument("--quick", action="store_true", help="2 smoke tasks, every system: checks that it runs (CI)")
     ap.add_argument("--json", default=None)
     ap.add_argument("--fixtures", default=None, help="write each failed task's exchange here (one JSON per task)")

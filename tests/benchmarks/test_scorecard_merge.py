@@ -15,6 +15,7 @@ from agent_server.turn.edit_format import model_key
 from tests.benchmarks.bench_scorecard import run_tests
 from tests.benchmarks.scorecard.systems import AgentServerSystem
 from tests.benchmarks.scorecard.tasks import select
+from tests.fakes.fake_llm import FakeLLMServer, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tests" / "benchmarks" / "bench_scorecard.py"
@@ -63,7 +64,7 @@ def test_runs_that_do_not_add_up_are_refused(tmp_path: Path) -> None:
     same_task = run_file(tmp_path / "c.json", [row("leap", "agent-server", False, False, 1)])
     missing = tmp_path / "still-running.json"
     for second, why in (
-        (other_window, "different models or windows"),
+        (other_window, "different models, windows or temperatures"),
         (same_task, "in two of these runs"),
         (missing, "cannot read the run"),
     ):
@@ -124,3 +125,36 @@ def test_a_system_that_rewrote_the_tests_is_judged_by_the_real_ones(tmp_path: Pa
         assert not passed, output  # the stub still fails the task's real tests
         assert all((ws / t).read_text() == (task.source / t).read_text() for t in task.test_files())
         assert task.test_files(), name
+
+
+def test_a_run_at_one_temperature_samples_every_system_at_it(tmp_path: Path, fake_llm: FakeLLMServer) -> None:
+    # Greedy (0) makes a run repeatable: both systems then differ only by the harness, never by the dice.
+    fake_llm.script(*[Reply.text("```python\ndef leap_year(year):\n    return year % 4 == 0\n```")] * 6)
+    out = tmp_path / "run.json"
+    args = [
+        "--base-url",
+        fake_llm.url,
+        "--model",
+        fake_llm.models[0].name,
+        "--systems",
+        "agent,wholefile",
+        "--tasks",
+        "leap",
+    ]
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), *args, "--temperature", "0", "--timeout", "60", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    sent = [r.json for r in fake_llm.chat_requests()]
+    assert len(sent) >= 2 and all(body.get("temperature") == 0 for body in sent), [b.get("temperature") for b in sent]
+    assert json.loads(out.read_text())["temperature"] == 0
+    assert "temperature 0.0" in done.stdout
+    greedy = run_file(tmp_path / "g.json", [row("queue", "agent-server", True, True, 1)])
+    sampled = json.loads(greedy.read_text()) | {"temperature": 0.8}
+    (tmp_path / "s.json").write_text(json.dumps(sampled | {"rows": [row("leap", "agent-server", True, True, 1)]}))
+    refused = merge(str(greedy), str(tmp_path / "s.json"))
+    assert refused.returncode != 0 and "temperatures" in refused.stderr

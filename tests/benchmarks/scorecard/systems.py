@@ -74,6 +74,11 @@ MAX_TOKENS = 1536
 # --- agent-server ---------------------------------------------------------------------------------------
 
 
+def sampling(temperature: float | None) -> dict[str, float]:
+    """The request's sampling fields: the server's own default unless the run sets a temperature (0 = greedy)."""
+    return {} if temperature is None else {"temperature": temperature}
+
+
 class HeadlessClient:
     """Approves every call (the workspace is a throwaway copy; the sandbox still keeps tools inside it)."""
 
@@ -153,7 +158,9 @@ class AgentServerSystem:
         timeout_s: float,
         features_off: tuple[str, ...] = (),
         features_on: tuple[str, ...] = (),
+        temperature: float | None = None,
     ) -> None:
+        self.temperature = temperature
         self.name = "agent-server" + "".join(f" -{f}" for f in features_off) + "".join(f" +{f}" for f in features_on)
         self.features_on = features_on
         self.base_url, self.model, self.store, self.timeout_s = base_url, model, store, timeout_s
@@ -176,6 +183,8 @@ class AgentServerSystem:
             "llm": {"provider": "openai", "base_url": self.base_url, "model": self.model, "max_tokens": MAX_TOKENS},
             "store": {"path": str(self.store)},
         }
+        if self.temperature is not None:
+            overrides["llm"]["temperature"] = self.temperature
         for feature in self.features_off:
             overrides = _merge(overrides, FEATURES[feature])
         for feature in self.features_on:
@@ -290,8 +299,11 @@ PLAIN_TOOLS = [
 class PlainLoopSystem:
     name = "plain loop"
 
-    def __init__(self, base_url: str, model: str, timeout_s: float, max_rounds: int = 20) -> None:
+    def __init__(
+        self, base_url: str, model: str, timeout_s: float, max_rounds: int = 20, temperature: float | None = None
+    ) -> None:
         self.base_url, self.model, self.timeout_s, self.max_rounds = base_url, model, timeout_s, max_rounds
+        self.sampling = sampling(temperature)
         self.messages: list[dict[str, Any]] = []
         self.http = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=5))
 
@@ -326,6 +338,7 @@ class PlainLoopSystem:
                 "tools": PLAIN_TOOLS,
                 "stream": False,
                 "max_tokens": MAX_TOKENS,
+                **self.sampling,
             }
             response = await self.http.post(self.base_url.rstrip("/") + "/v1/chat/completions", json=body)
             response.raise_for_status()
@@ -386,8 +399,9 @@ FENCE = re.compile(r"```[a-zA-Z0-9_+-]*\n(.*?)```", re.S)
 class WholeFileSystem:
     name = "whole file"
 
-    def __init__(self, base_url: str, model: str, timeout_s: float) -> None:
+    def __init__(self, base_url: str, model: str, timeout_s: float, temperature: float | None = None) -> None:
         self.base_url, self.model, self.timeout_s = base_url, model, timeout_s
+        self.sampling = sampling(temperature)
         self.messages: list[dict[str, Any]] = []
         self.http = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=5))
 
@@ -414,7 +428,13 @@ class WholeFileSystem:
         attempt = Attempt(rounds=1)
         start = time.perf_counter()
         try:
-            body = {"model": self.model, "messages": self.messages, "stream": False, "max_tokens": MAX_TOKENS}
+            body = {
+                "model": self.model,
+                "messages": self.messages,
+                "stream": False,
+                "max_tokens": MAX_TOKENS,
+                **self.sampling,
+            }
             response = await asyncio.wait_for(
                 self.http.post(self.base_url.rstrip("/") + "/v1/chat/completions", json=body), self.timeout_s
             )
