@@ -146,18 +146,27 @@ def _place(body: str, shown: list[Shown], current: Mapping[str, str]) -> str | N
 
 
 def _without_echoes(calls: list[ToolCall], current: Mapping[str, str]) -> list[ToolCall]:
-    """Whole files sent back unchanged are dropped when something else in the answer is a change."""
+    """Whole files sent back unchanged (blank lines and trailing spaces aside) are dropped when something else in
+    the answer is a change; alone, they go through as the file's exact text, which write_file refuses as no change
+    (a copy that only lost a blank line must not be reported as a fix)."""
 
     def echo(call: ToolCall) -> bool:
         now = current.get(call.arguments["path"])
         return call.name == "write_file" and now is not None and _same(now, call.arguments["content"])
 
     changes = [c for c in calls if not echo(c)]
-    return changes if changes else calls
+    if changes:
+        return changes
+    for call in calls:
+        call.arguments["content"] = current[call.arguments["path"]]
+    return calls
 
 
 def _same(a: str, b: str) -> bool:
-    return a.replace("\r\n", "\n").rstrip() == b.replace("\r\n", "\n").rstrip()
+    def lines(text: str) -> list[str]:
+        return [line.rstrip() for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+
+    return lines(a) == lines(b)
 
 
 def _call(name: str, arguments: dict[str, str]) -> ToolCall:

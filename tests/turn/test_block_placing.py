@@ -101,6 +101,12 @@ def test_an_unchanged_file_alone_still_reaches_write_file_which_says_so() -> Non
     assert writes(f"cal/span.py\n```python\n{SPAN}```") == {"cal/span.py": SPAN}
 
 
+def test_a_copy_that_only_lost_blank_lines_is_the_file_unchanged() -> None:
+    # Qwen2.5-Coder-0.5B on cart: the file back under a `# path` comment, one blank line fewer, nothing fixed.
+    copy = "# cal/format.py\n" + FORMAT.replace("\n\n\n", "\n\n").replace("\n", "  \n")
+    assert writes(f"```python\n{copy}```") == {"cal/format.py": FORMAT}  # the exact text: write_file refuses it
+
+
 def test_merge_replaces_a_function_adds_imports_and_new_functions_and_keeps_the_rest() -> None:
     original = (
         '"""Words."""\nimport re\n\nWORD = re.compile(r"[a-z]+")\n\n\n@cache\ndef words(text):\n'
