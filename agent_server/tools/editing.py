@@ -19,6 +19,7 @@ from .client_files import buffer_text, write_through_client
 from .edit_matching import find_match
 from .sandbox import FileTooLargeError, NotRegularFileError, read_regular, relative, resolve
 
+UNCHANGED = "already has exactly this content"  # write_file's refusal of a file sent back as it is
 EDIT_MAX_BYTES = 16_000_000  # past this, edit_file and write_file refuse to load the file whole
 
 
@@ -222,7 +223,7 @@ async def proposed_write(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, 
         # A small model asked to fix a file often sends it back as it was: saying "Overwrote" would tell it the fix
         # was made. Refused before any approval: there is nothing to approve.
         raise ToolError(
-            f"{relative(ctx.roots, path)} already has exactly this content, so nothing was written. Sending it again "
+            f"{relative(ctx.roots, path)} {UNCHANGED}, so nothing was written. Sending it again "
             "will not change anything: if it still needs a fix, send the fixed version; if it is done, say so"
         )
     return path, old, content

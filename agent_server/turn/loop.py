@@ -15,6 +15,7 @@ from ..errors import ContextOverflowError, LLMError
 from ..llm.base import ChatRequest, GenerationOptions
 from ..llm.server_facts import is_llamacpp
 from ..messages import Message, ToolCall
+from ..tools.editing import UNCHANGED
 from . import prompts
 from .guards import unknown_tools, unlooked_files
 from .guards.analysis import analyze
@@ -95,6 +96,8 @@ async def run_turn(turn: Turn) -> StopReason:
                 if (failed := await verify(turn)) is None:
                     return "end_turn"
                 await turn.record(Message(role="user", content=failed, meta={"nudge": True, "verify": True}))
+            elif files_unchanged(turn, reply.message) and not _take(turn, "unchanged", 1):
+                return "end_turn"  # the same file once more: another round would only copy it again
             continue
         if reply.finish == "length":
             return "max_tokens"
@@ -214,6 +217,15 @@ def files_applied(turn: Turn, message: Message) -> bool:
     ids = {c.id for c in message.tool_calls}
     results = [m for m in turn.session.history if m.role == "tool" and m.tool_call_id in ids]
     return bool(results) and not any(m.content.startswith("Error") for m in results)
+
+
+def files_unchanged(turn: Turn, message: Message) -> bool:
+    """In `files` format, every block of the answer was a file sent back exactly as it is (write_file refused it)."""
+    if turn.settings.agent.edit_format != "files" or not message.meta.get("recovered_tool_calls"):
+        return False
+    ids = {c.id for c in message.tool_calls}
+    results = [m for m in turn.session.history if m.role == "tool" and m.tool_call_id in ids]
+    return bool(results) and all(UNCHANGED in m.content for m in results)
 
 
 def unique_ids(calls: list[ToolCall], history: list[Message]) -> None:

@@ -158,6 +158,21 @@ async def test_the_file_sent_back_unchanged_is_refused_and_the_model_answers_aga
     assert any("leap.py already has exactly this content" in str(m["content"]) for m in told), told
 
 
+async def test_the_same_unchanged_file_twice_ends_the_turn(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    # A 0.5B model that copies the file it was shown copies it again after being told: a third round is wasted time.
+    (workspace / "leap.py").write_text(STUB)
+    fake_llm.script(*[Reply.text(f"leap.py\n```python\n{STUB}```")] * 4)
+    client = await start_server(workspace, options(fake_llm, editFormat="files"))
+    asked = answer_permissions(client, "allow_once")
+    install_apply_edit(client)
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Fix leap.py") == "end_turn"
+    assert len(fake_llm.chat_requests()) == 2 and asked == []
+    assert (workspace / "leap.py").read_text() == STUB
+
+
 async def test_a_request_naming_only_the_tests_shows_the_code_they_import(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer
 ) -> None:
