@@ -83,8 +83,9 @@ PLACED: dict[str, tuple[str, list[str]] | None] = {
     "wordfreq-agent-server": ("stats/words.py", ["WORD = re.compile(", "from collections import Counter"]),
     # The test file echoed back under a comment naming no file: written nowhere.
     "slug-agent-server": None,
-    # `# shop/__init__.py ... # shop/cart.py` in one block: each part into its file.
-    "cart-whole_file": ("shop/cart.py", ["from .pricing import apply_discount", "class Cart:"]),
+    # `# shop/__init__.py ... # shop/cart.py` in one block: split into the two files; cart.py came back as it was (one
+    # blank line fewer), so it is dropped as an echo; the new import in the empty __init__.py is written.
+    "cart-whole_file": ("shop/__init__.py", ["from .cart import Cart"]),
 }
 
 
@@ -115,5 +116,6 @@ async def test_a_real_answer_without_a_path_lands_where_its_code_belongs(
         return
     path, holds = expected
     assert path in {a["toolCall"]["rawInput"]["path"] for a in asked}
+    assert {k for k in after if after[k] != before.get(k)} == {path}
     assert all(piece in after[path] for piece in holds), after[path]
     compile(after[path], path, "exec")  # the merged file is still Python
