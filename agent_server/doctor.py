@@ -167,7 +167,7 @@ def _with_learned(settings: Settings, url: str, info: ModelInfo) -> ModelInfo:
 def _edit_format_note(settings: Settings, model: str) -> str:
     """How the model will change files, and why: the user's setting, this machine's scorecard run, the project's."""
     from .store import Store
-    from .turn.edit_format import MEASURED, choose, model_key
+    from .turn.edit_format import choose_why, model_key
 
     setting = settings.agent.edit_format
     remembered: tuple[str, str] | None = None
@@ -177,13 +177,7 @@ def _edit_format_note(settings: Settings, model: str) -> str:
                 remembered = store.get_measured_format(model_key(model))
         except Exception:  # a locked or damaged store must not break the diagnosis
             remembered = None
-    fmt = choose(setting, model, remembered[0] if remembered else None)
-    if setting != "auto":
-        why = f"agent.edit_format = {setting}"
-    elif remembered:
-        why = f"measured on this machine: {remembered[1]}"
-    else:
-        why = next((w for pattern, _f, w in MEASURED if pattern.search(model)), "nothing measured for this model")
+    fmt, why = choose_why(setting, model, remembered)
     how = "whole files / search-replace blocks in its answer" if fmt == "files" else "tool calls"
     return f"{model} edits files with {how} ({why})."
 

@@ -33,11 +33,17 @@ def model_key(model: str) -> str:
 def choose(setting: str, model: str, remembered: str | None = None) -> EditFormat:
     """The format for `model`: the user's setting when it is not "auto", else the format a scorecard run on this
     machine remembered for it, else what the project measured, else tools."""
+    return choose_why(setting, model, (remembered, "") if remembered else None)[0]
+
+
+def choose_why(setting: str, model: str, remembered: tuple[str, str] | None) -> tuple[EditFormat, str]:
+    """`choose`'s format with the reason for it (what `agent-server doctor` says); `remembered` is the measured
+    format and its evidence."""
     if setting in ("tools", "files"):
-        return setting  # type: ignore[return-value]
-    if remembered in ("tools", "files"):
-        return remembered  # type: ignore[return-value]
-    for pattern, fmt, _why in MEASURED:
+        return setting, f"agent.edit_format = {setting}"  # type: ignore[return-value]
+    if remembered and remembered[0] in ("tools", "files"):
+        return remembered[0], f"measured on this machine: {remembered[1]}"  # type: ignore[return-value]
+    for pattern, fmt, why in MEASURED:
         if pattern.search(model):
-            return fmt
-    return "tools"
+            return fmt, why
+    return "tools", "nothing measured for this model"

@@ -39,6 +39,22 @@ def snapshot(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.py") if "__pycache__" not in p.parts}
 
 
+async def replay(
+    start_server: Start, tmp_path: Path, fake_llm: FakeLLMServer, task: Task, answer: str
+) -> tuple[dict[str, str], dict[str, str], list[dict[str, Any]]]:
+    """The task's workspace before and after the real server, in `files` format, took `answer` as the model's reply
+    (approvals allowed), and the permission requests it made."""
+    ws = task.materialize(tmp_path / "ws")
+    before = snapshot(ws)
+    fake_llm.script(Reply.text(answer), Reply.text("Done."))
+    client = await start_server(ws, {**llm_options(fake_llm), "agent": {"editFormat": "files"}})
+    asked = answer_permissions(client, "allow_once")
+    install_apply_edit(client)
+    sid = await new_session(client, ws)
+    assert await prompt(client, sid, task.request) == "end_turn"
+    return before, snapshot(ws), asked
+
+
 def test_the_fixture_holds_real_answers_of_both_systems() -> None:
     assert len(ANSWERS) >= 8
     assert {a["system"] for a in ANSWERS} == {"agent-server", "whole file"}
@@ -49,16 +65,8 @@ async def test_a_recorded_answer_lands_in_its_file_as_written(
     start_server: Start, tmp_path: Path, fake_llm: FakeLLMServer, answer: dict[str, Any]
 ) -> None:
     [task] = select([answer["task"]])
-    ws = task.materialize(tmp_path / "ws")
-    before = snapshot(ws)
     path, code = meant_for(answer["answer"], task)
-    fake_llm.script(Reply.text(answer["answer"]), Reply.text("Done."))
-    client = await start_server(ws, {**llm_options(fake_llm), "agent": {"editFormat": "files"}})
-    asked = answer_permissions(client, "allow_once")
-    install_apply_edit(client)
-    sid = await new_session(client, ws)
-    assert await prompt(client, sid, task.request) == "end_turn"
-    after = snapshot(ws)
+    before, after, asked = await replay(start_server, tmp_path, fake_llm, task, answer["answer"])
     assert after[path].rstrip("\n") == code.rstrip("\n")
     assert {k: v for k, v in after.items() if k != path} == {k: v for k, v in before.items() if k != path}
     if before.get(path, "").rstrip() == code.rstrip():
@@ -73,7 +81,7 @@ async def test_a_recorded_answer_lands_in_its_file_as_written(
 WORKSPACE_ANSWERS: list[dict[str, str]] = json.loads(FIXTURE.read_text())["workspace_answers_without_a_path"]
 # What each kind of real pathless answer does to the workspace: (file written, text it must hold), UNCHANGED (its
 # code is what the file already has: refused before any approval, and the model told), or None (written nowhere).
-UNCHANGED = ("", [])
+UNCHANGED: tuple[str, list[str]] = ("", [])
 PLACED: dict[str, tuple[str, list[str]] | None] = {
     # describe() alone, as it already was: placed in cal/format.py by its name, merged (the import kept): unchanged.
     "dates-agent-server": UNCHANGED,
@@ -95,15 +103,7 @@ async def test_a_real_answer_without_a_path_lands_where_its_code_belongs(
 ) -> None:
     [answer] = [a for a in WORKSPACE_ANSWERS if f"{a['task']}-{a['system'].replace(' ', '_')}" == key]
     [task] = select([answer["task"]])
-    ws = task.materialize(tmp_path / "ws")
-    before = snapshot(ws)
-    fake_llm.script(Reply.text(answer["answer"]), Reply.text("Done."))
-    client = await start_server(ws, {**llm_options(fake_llm), "agent": {"editFormat": "files"}})
-    asked = answer_permissions(client, "allow_once")
-    install_apply_edit(client)
-    sid = await new_session(client, ws)
-    assert await prompt(client, sid, task.request) == "end_turn"
-    after = snapshot(ws)
+    before, after, asked = await replay(start_server, tmp_path, fake_llm, task, answer["answer"])
     assert all(after[name] == text for name, text in before.items() if name.startswith("tests/"))
     expected = PLACED[key]
     if expected is None:
