@@ -165,6 +165,8 @@ class ContextStep:
         if self.prompt_tools:
             messages = as_plain_chat(messages)
             specs = []
+        elif self.settings.agent.edit_format == "files":
+            messages = as_files_chat(messages)
         return messages, specs, self._num_ctx
 
     async def _prefix_tools(self, turn: Turn, reserve: int) -> list[ToolSpec]:
@@ -300,6 +302,27 @@ async def summarize_with(provider: Provider, model: str, text: str, target_token
 
     await asyncio.wait_for(run(), timeout_s)
     return "".join(parts).strip()
+
+
+def as_files_chat(messages: list[Message]) -> list[Message]:
+    """For the `files` edit format: an answer whose file blocks became calls is sent back as the model wrote it, and
+    what the calls did as the user's reply. Sent as native tool calls, the chat template shows the model its own
+    answer as JSON calls, and a small model starts answering in JSON instead of files (seen with Qwen2.5-Coder-0.5B:
+    every later answer a run of `{"name": "write_file", ...}` lines until the token cap)."""
+    out: list[Message] = []
+    recovered: set[str] = set()  # ids of calls read from file blocks (a native call keeps its tool message)
+    for m in messages:
+        if m.role == "assistant" and m.tool_calls and m.meta.get("recovered_tool_calls"):
+            recovered.update(c.id for c in m.tool_calls)
+            out.append(replace(m, tool_calls=[]))
+        elif m.role == "tool" and m.tool_call_id in recovered:
+            if out and out[-1].meta.get("results"):  # one reply for all the blocks of one answer
+                out[-1] = replace(out[-1], content=f"{out[-1].content}\n{m.content}")
+            else:
+                out.append(Message(role="user", content=m.content, meta={"results": True}))
+        else:
+            out.append(m)
+    return out
 
 
 def as_plain_chat(messages: list[Message]) -> list[Message]:

@@ -65,7 +65,10 @@ async def test_a_rejected_write_leaves_the_file_and_tells_the_model(
     assert await prompt(client, sid, "Fix leap.py") == "end_turn"
     assert (workspace / "leap.py").read_text() == STUB
     second = fake_llm.chat_requests()[1].json["messages"]
-    assert any(m["role"] == "tool" and "declined" in str(m["content"]).lower() for m in second), second
+    # The answer as the model wrote it, what happened to it as the user's reply: never JSON tool calls it would copy.
+    assert any(m["role"] == "user" and "declined" in str(m["content"]).lower() for m in second), second
+    assert all(m["role"] != "tool" and not m.get("tool_calls") for m in second), second
+    assert second[-2] == {"role": "assistant", "content": f"leap.py\n```python\n{SOLUTION}```"}
 
 
 @pytest.mark.parametrize(
