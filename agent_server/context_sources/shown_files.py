@@ -81,8 +81,7 @@ def pick(text: str, root: Path, previous: list[Shown] | None = None) -> list[Sho
     named: list[str] = []
     for match in MENTION.findall(text):
         candidate = match.replace("\\", "/").lstrip("./")
-        full = root / candidate
-        if full.is_file() and not full.is_symlink() and full.resolve().is_relative_to(root.resolve()):
+        if _workspace_file(root, candidate):
             named.append(candidate)
         elif len(by_name.get(candidate, [])) == 1:
             named.append(by_name[candidate][0])
@@ -110,11 +109,14 @@ def _imported_modules(paths: list[str], root: Path) -> list[str]:
             continue
         for match in PY_IMPORT.finditer(text):
             module = (match.group("from") or match.group("import")).replace(".", "/")
-            for candidate in (f"{module}.py", f"{module}/__init__.py"):
-                full = root / candidate
-                if full.is_file() and not full.is_symlink() and full.resolve().is_relative_to(root.resolve()):
-                    out.append(candidate)
+            out += [c for c in (f"{module}.py", f"{module}/__init__.py") if _workspace_file(root, c)]
     return out
+
+
+def _workspace_file(root: Path, relative: str) -> bool:
+    """A regular file inside the workspace (not a link, not outside it however the path is spelled)."""
+    full = root / relative
+    return full.is_file() and not full.is_symlink() and full.resolve().is_relative_to(root.resolve())
 
 
 EDIT_WORDS = re.compile(

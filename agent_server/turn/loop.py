@@ -210,21 +210,23 @@ async def call_tools(turn: Turn, calls: list[ToolCall]) -> bool:
     return ends
 
 
+def block_results(turn: Turn, message: Message) -> list[Message]:
+    """In `files` format, the results of the calls read from the answer's edit blocks (none otherwise)."""
+    if turn.settings.agent.edit_format != "files" or not message.meta.get("recovered_tool_calls"):
+        return []
+    ids = {c.id for c in message.tool_calls}
+    return [m for m in turn.session.history if m.role == "tool" and m.tool_call_id in ids]
+
+
 def files_applied(turn: Turn, message: Message) -> bool:
     """In `files` format, every edit block of the answer applied cleanly (no result starts with an error)."""
-    if turn.settings.agent.edit_format != "files" or not message.meta.get("recovered_tool_calls"):
-        return False
-    ids = {c.id for c in message.tool_calls}
-    results = [m for m in turn.session.history if m.role == "tool" and m.tool_call_id in ids]
+    results = block_results(turn, message)
     return bool(results) and not any(m.content.startswith("Error") for m in results)
 
 
 def files_unchanged(turn: Turn, message: Message) -> bool:
     """In `files` format, every block of the answer was a file sent back exactly as it is (write_file refused it)."""
-    if turn.settings.agent.edit_format != "files" or not message.meta.get("recovered_tool_calls"):
-        return False
-    ids = {c.id for c in message.tool_calls}
-    results = [m for m in turn.session.history if m.role == "tool" and m.tool_call_id in ids]
+    results = block_results(turn, message)
     return bool(results) and all(UNCHANGED in m.content for m in results)
 
 
