@@ -241,6 +241,9 @@ async def test_file_blocks_are_tool_calls_under_the_same_sandbox_and_policy(
     answer = (
         f"../outside.py\n```python\nESCAPED = 1\n```\n\n{outside}\n```python\nESCAPED = 2\n```\n\n"
         '.vscode/tasks.json\n```json\n{"tasks": [{"command": "touch owned"}]}\n```\n'
+        # Paths named inside a block (its first line, a comment further down) get no further than the sandbox.
+        "```python\n# ../outside.py\nESCAPED = 3\n```\n\n"
+        f"```python\n# leap.py\ndef leap_year(year):\n    return 1\n# {outside}\nESCAPED = 4\n```\n"
     )
     fake_llm.script(Reply.text(answer), Reply.text("ok"))
     client = await start_server(
@@ -254,6 +257,8 @@ async def test_file_blocks_are_tool_calls_under_the_same_sandbox_and_policy(
     assert not outside.exists() and not (workspace.parent / "outside.py").exists()
     assert not (workspace / ".vscode" / "tasks.json").exists()
     assert [p["toolCall"]["rawInput"]["path"] for p in asked] == [".vscode/tasks.json"]  # asked despite the allow
+    # Further down a block, only a shown file's path splits it: any other path is a comment of leap.py's code.
+    assert f"# {outside}\nESCAPED = 4" in (workspace / "leap.py").read_text()
 
 
 async def test_a_fifo_or_huge_file_named_in_a_request_never_blocks_the_turn(
