@@ -6,12 +6,16 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import __version__, logging_setup, wire_trace
 from . import config as config_mod
 from .config_layers import LoadResult, load_layers, settle_trust
-from .errors import AgentServerError, ConfigError, StoreError
+from .errors import AgentServerError, ConfigError, LLMError, StoreError
+
+if TYPE_CHECKING:
+    from .headless import JsonClient
+    from .terminal import TerminalClient
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -83,77 +87,157 @@ def cmd_acp(args: argparse.Namespace) -> int:
     return 0
 
 
+class _BadFlags(ValueError):
+    """A chat flag that cannot be used as given: said on stderr, exit code 2 (usage)."""
+
+
+def _chat_client(args: argparse.Namespace) -> TerminalClient | JsonClient:
+    """The terminal's rich text for a person, or JSON events for a script (`--output-format json|stream-json`)."""
+    if args.output_format == "text":
+        from .terminal import TerminalClient
+
+        return TerminalClient(approve=args.approve, show_thinking=not args.no_thinking)
+    from .headless import JsonClient
+
+    # Nobody reads a question on a JSON stream: "ask" means no person, so what the rules leave open is refused.
+    return JsonClient(output_format=args.output_format, approve="all" if args.approve == "all" else "none")
+
+
+def _rules_from_flags(args: argparse.Namespace) -> list[config_mod.ToolRule]:
+    """`--deny`/`--allow TOOL[:PATTERN]`: rules a script gives instead of a person's answers (deny wins, as ever)."""
+    rules = []
+    for policy, specs in (("deny", args.deny), ("allow", args.allow)):
+        for spec in specs or []:
+            tool, sep, pattern = spec.partition(":")
+            if not tool.strip():
+                raise _BadFlags(f"--{policy} {spec!r}: give TOOL or TOOL:PATTERN, e.g. 'run_command:pytest*'")
+            rule = {"tool": tool.strip(), "policy": policy, "pattern": pattern if sep else None}
+            rules.append(config_mod.ToolRule.model_validate(rule))
+    return rules
+
+
+def _chat_prompt(args: argparse.Namespace) -> str | None:
+    """The one prompt to run: the argument, stdin (`-`), or `--prompt-file`; None starts a REPL."""
+    if args.prompt_file:
+        if args.prompt:
+            raise _BadFlags("give the prompt either as an argument or with --prompt-file, not both")
+        source = sys.stdin if args.prompt_file == "-" else None
+        try:
+            return source.read() if source else Path(args.prompt_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _BadFlags(f"--prompt-file {args.prompt_file}: {exc}") from exc
+    if args.prompt == "-":
+        return sys.stdin.read()
+    if args.prompt is None and args.output_format != "text":
+        raise _BadFlags(f"--output-format {args.output_format} runs one prompt: give PROMPT, '-' or --prompt-file")
+    return str(args.prompt) if args.prompt is not None else None
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
+    from .headless import EXIT_CANCELLED, EXIT_MODEL_UNREACHABLE, JsonClient
+
+    workspace = Path(args.workspace or ".").resolve()
+    try:
+        prompt = _chat_prompt(args)
+        extra_rules = _rules_from_flags(args)
+    except _BadFlags as exc:
+        print(f"agent-server: {exc}", file=sys.stderr)
+        return 2
+    loaded = _load_report(args, workspace)
+    client = _chat_client(args)
+    for issue in loaded.issues:
+        print(f"agent-server: {issue}", file=sys.stderr)
+    if not isinstance(client, JsonClient):
+        try:
+            return asyncio.run(_chat(args, workspace, loaded, extra_rules, client, prompt))
+        except KeyboardInterrupt:
+            return 130
+    try:
+        return asyncio.run(_chat(args, workspace, loaded, extra_rules, client, prompt))
+    except LLMError as exc:
+        return client.finish(None, error=str(exc), code=EXIT_MODEL_UNREACHABLE)
+    except AgentServerError as exc:
+        return client.finish(None, error=str(exc))
+    except KeyboardInterrupt:
+        return client.finish("cancelled", code=EXIT_CANCELLED)
+
+
+async def _chat(
+    args: argparse.Namespace,
+    workspace: Path,
+    loaded: LoadResult,
+    extra_rules: list[config_mod.ToolRule],
+    client: TerminalClient | JsonClient,
+    prompt: str | None,
+) -> int:
+    """One prompt (or a REPL without one) in a new or resumed session; the exit code of how it ended."""
+    from . import acp
     from .session.service import AgentService
     from .terminal import TerminalClient
 
-    workspace = Path(args.workspace or ".").resolve()
-    loaded = _load_report(args, workspace)
-    client = TerminalClient(approve=args.approve, show_thinking=not args.no_thinking)
-    for issue in loaded.issues:
-        print(f"agent-server: {issue}", file=sys.stderr)
+    async def notify(text: str) -> None:
+        print(f"agent-server: {text}", file=sys.stderr)
 
-    async def run() -> int:
-        nonlocal loaded
-
-        async def notify(text: str) -> None:
-            print(f"agent-server: {text}", file=sys.stderr)
-
-        # The workspace file's risky settings: asked about on a terminal, ignored (with a notice) without one.
-        fresh = await settle_trust(loaded, lambda: _load_report(args, workspace), client.show_message_request, notify)
-        loaded = fresh or loaded
-        settings = loaded.settings
-        logging_setup.setup(settings.log.level, settings.log.file)
-        logging_setup.remember_secrets(logging_setup.secrets_in(settings))
-        try:
-            service = AgentService(settings, [workspace], client)
-        except StoreError as exc:  # an unusable store.path: the default store, reported like any bad key
-            loaded.use_default_store(exc)
-            await notify(str(loaded.issues[-1]))
-            service = AgentService(loaded.settings, [workspace], client)
-        try:
-            if args.session:
-                # Resume a conversation started anywhere (an editor, another terminal): show it, then go on.
-                await service.load_session(args.session, str(workspace), [], client)
-                sys.stdout.write("\n")
-                session = await service.open(args.session)
-            else:
-                session = await service.new_session(str(workspace))
-            if args.agent:
-                await service.set_mode(session.id, args.agent)
-            prompts = [args.prompt] if args.prompt else None
-            while True:
-                if prompts is not None:
-                    if not prompts:
-                        return 0
-                    text = prompts.pop(0)
-                else:
-                    try:
-                        text = await asyncio.to_thread(input, "\n› ")
-                    except EOFError:
-                        return 0
-                    if text.strip() in ("/exit", "/quit"):
-                        return 0
-                    if text.strip() in ("/help", "/commands"):
-                        await _print_commands(service, session.id, client.err)
-                        continue
-                    if not text.strip():
-                        continue
-                from . import acp
-
-                stop = await service.prompt(session.id, [acp.TextContent(text=text)], client)
-                sys.stdout.write("\n")
-                if stop not in ("end_turn", "cancelled"):
-                    client.err.print(f"[yellow](stopped: {stop})[/]")
-        finally:
-            await service.aclose()
-
-    if args.prompt == "-":
-        args.prompt = sys.stdin.read()
+    # The workspace file's risky settings: asked about on a terminal, ignored (with a notice) without one.
+    fresh = await settle_trust(loaded, lambda: _load_report(args, workspace), client.show_message_request, notify)
+    loaded = fresh or loaded
+    settings = loaded.settings
+    settings.tools.rules = [*settings.tools.rules, *extra_rules]
+    logging_setup.setup(settings.log.level, settings.log.file)
+    logging_setup.remember_secrets(logging_setup.secrets_in(settings))
     try:
-        return asyncio.run(run())
-    except KeyboardInterrupt:
-        return 130
+        service = AgentService(settings, [workspace], client)
+    except StoreError as exc:  # an unusable store.path: the default store, reported like any bad key
+        loaded.use_default_store(exc)
+        await notify(str(loaded.issues[-1]))
+        service = AgentService(loaded.settings, [workspace], client)
+    text_face = client if isinstance(client, TerminalClient) else None
+    try:
+        if args.session:
+            # Resume a conversation started anywhere (an editor, another terminal): show it, then go on.
+            await service.load_session(args.session, str(workspace), [], client)
+            if text_face:
+                sys.stdout.write("\n")
+            session = await service.open(args.session)
+        else:
+            session = await service.new_session(str(workspace))
+        if args.agent:
+            await service.set_mode(session.id, args.agent)
+        if not text_face:
+            assert not isinstance(client, TerminalClient)
+            client.start(session.id, workspace, settings.llm.model, settings.llm.provider)
+            stop = await service.prompt(session.id, [acp.TextContent(text=prompt or "")], client)
+            return client.finish(stop)
+        while True:
+            text = prompt if prompt is not None else await _next_line(service, session.id, text_face)
+            if text is None:
+                return 0
+            if not text.strip():
+                if prompt is not None:
+                    return 0  # an empty prompt: nothing to send
+                continue
+            stop = await service.prompt(session.id, [acp.TextContent(text=text)], client)
+            sys.stdout.write("\n")
+            if stop not in ("end_turn", "cancelled"):
+                text_face.err.print(f"[yellow](stopped: {stop})[/]")
+            if prompt is not None:
+                return 0
+    finally:
+        await service.aclose()
+
+
+async def _next_line(service: Any, session_id: str, face: TerminalClient) -> str | None:
+    """The REPL's next prompt: None to leave, "" after its own commands (or an empty line)."""
+    try:
+        text = await asyncio.to_thread(input, "\n› ")
+    except EOFError:
+        return None
+    if text.strip() in ("/exit", "/quit"):
+        return None
+    if text.strip() in ("/help", "/commands"):
+        await _print_commands(service, session_id, face.err)
+        return ""
+    return text if text.strip() else ""
 
 
 async def _print_commands(service: Any, session_id: str, console: Any) -> None:
@@ -198,6 +282,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("chat", help="chat with the agent in the terminal (a REPL without PROMPT)")
     p.add_argument("prompt", nargs="?", help="one prompt to run ('-' reads stdin); omit for a REPL")
+    p.add_argument("--prompt-file", dest="prompt_file", metavar="FILE", help="read the prompt from FILE ('-': stdin)")
+    p.add_argument(
+        "--output-format",
+        dest="output_format",
+        choices=["text", "json", "stream-json"],
+        default="text",
+        help="text for a person; json: one object at the end; stream-json: one JSON event per line (docs/headless.md)",
+    )
+    p.add_argument(
+        "--allow", action="append", metavar="TOOL[:PATTERN]", help="allow without asking, e.g. 'run_command:pytest*'"
+    )
+    p.add_argument("--deny", action="append", metavar="TOOL[:PATTERN]", help="refuse without asking, e.g. web_fetch")
     p.add_argument("--workspace", "-w", help="project directory (default: the current directory)")
     p.add_argument("--approve", choices=["ask", "all", "none"], default="ask", help="answer to approval prompts")
     p.add_argument("--no-thinking", action="store_true", help="hide the model's reasoning")

@@ -218,7 +218,10 @@ class ContextStep:
         turn.session.history = list(result.messages[1:])
         await self.persist(turn.session.history)
         note = f"\n[agent-server: {result.notice}]\n"
-        await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=note)))
+        compaction = {
+            "agentServer": {"compaction": {"notice": result.notice}}
+        }  # machine-readable beside the note (headless runs)
+        await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=note), _meta=compaction))
         return list(result.messages)
 
     def shrink_window(self, n_ctx: int | None) -> None:
@@ -259,7 +262,17 @@ class ContextStep:
             return
         used = usage.prompt_tokens + usage.completion_tokens if usage.prompt_tokens else self._estimated
         update = acp.UsageUpdate(used=used, size=self.window)
-        update.meta = self.meter_meta
+        # What this call cost, as the server counted it (0 where it does not say): headless runs sum these.
+        call = {
+            "promptTokens": usage.prompt_tokens,
+            "completionTokens": usage.completion_tokens,
+            "cachedTokens": usage.cached_tokens,
+        }
+        ours = (self.meter_meta or {}).get("agentServer")
+        update.meta = {
+            **(self.meter_meta or {}),
+            "agentServer": {**(ours if isinstance(ours, dict) else {}), "call": call},
+        }
         await self._turn.relay.send(update)
 
     def _summarizer(self, turn: Turn) -> Callable[[str, int], Awaitable[str]]:
