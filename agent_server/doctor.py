@@ -142,7 +142,41 @@ def embedded_status(settings: Settings) -> dict[str, Any]:
         )
     else:
         status["next_step"] = "`agent-server chat --provider embedded` (model downloaded; starts in seconds)"
+    status["choices"] = model_choices(models_dir(llm.embedded))
     return status
+
+
+def _available_mib() -> int | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def model_choices(cache: Path) -> list[dict[str, Any]]:
+    """The built-in coder models with what each costs here, and which one this machine should start with."""
+    import os
+
+    from .llm.embedded.catalogue import CATALOGUE, suggested_model
+    from .llm.embedded.download import cached_path
+
+    pick = suggested_model(_available_mib(), os.cpu_count())
+    return [
+        {
+            "model": m.name,
+            "downloadMB": round(m.size / 1e6),
+            "residentMiB": m.resident_mib,
+            "speed": m.speed,
+            "downloaded": cached_path(m, cache) is not None,
+            "suggested": m.name == pick,
+            "use": f"agent-server chat --provider embedded --model {m.name}",
+        }
+        for m in CATALOGUE.values()
+        if m.resident_mib  # the coder models; the tiny check-only model is not a choice
+    ]
 
 
 def _with_learned(settings: Settings, url: str, info: ModelInfo) -> ModelInfo:
@@ -308,6 +342,10 @@ def render(report: Report, console: Console) -> None:
         e = report.embedded
         state = "ready" if e.get("ready") else ("not installed" if not e.get("xllamacpp") else "not downloaded yet")
         console.print(escape(f'Built-in model (llm.provider = "embedded"): {e.get("model")}: {state}'))
+        for c in e.get("choices", []):
+            mark = "→ suggested here" if c["suggested"] else ""
+            cost = f"{c['downloadMB']:,} MB download, ~{c['residentMiB'] / 1024:.1f} GiB resident, {c['speed']}"
+            console.print(escape(f"  {c['model']}: {cost} {mark}".rstrip()), highlight=False)
     for note in report.notes:
         console.print(f"[dim]• {escape(note)}[/]")
     for problem in report.problems:
