@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
+from ..tools.permissions import SESSION_OPTION
 from ..tools.shell_exec import CLIENT_SHELL_ENV, shell_argv
 from ..turn.client import ClientFeatures, CommandRun, FileChange
 from . import elicit
@@ -19,6 +20,14 @@ from .shaping import UpdateShaper
 
 log = logging.getLogger(__name__)
 _RELEASE_TIMEOUT_S = 5.0
+
+
+def session_option_supported(capabilities: dict[str, Any]) -> bool:
+    """Whether the client said (`clientCapabilities._meta.agentServer.sessionPermission: true`) that it understands
+    the "Allow for this session" option, which shares its ACP kind with "Allow once"."""
+    meta = capabilities.get("_meta")
+    ours = meta.get("agentServer") if isinstance(meta, dict) else None
+    return isinstance(ours, dict) and ours.get("sessionPermission") is True
 
 
 class _NoProgress:
@@ -47,6 +56,7 @@ class AcpClient:
         self._running: dict[str, str] = {}  # session -> the tool call now executing (tools run one at a time)
         self.shaper = UpdateShaper()
         self.can_elicit = False
+        self.session_option = False
         self.active_session: str | None = None  # the session a question without one belongs to (the latest used)
 
     def configure(self, capabilities: dict[str, Any] | None) -> None:
@@ -57,6 +67,7 @@ class AcpClient:
         self.can_read = fs.get("readTextFile") is True
         self.can_write = fs.get("writeTextFile") is True
         self.can_elicit = elicit.form_supported(caps)
+        self.session_option = session_option_supported(caps)
         self.features = ClientFeatures(
             show_message_request=self.can_elicit,
             files=self if (self.can_read or self.can_write) else None,
@@ -84,6 +95,10 @@ class AcpClient:
     ) -> acp.RequestPermissionResponse:
         if tool_call.kind == "execute":  # titled by the command, not by the folder it runs in (see shaping.py)
             tool_call = tool_call.model_copy(update={"locations": None})
+        if not self.session_option:
+            # ACP has no kind for "this session": a client that maps options by kind would take it for `allow_once`
+            # (or the other way round), so only clients that said they understand it are offered it.
+            options = [o for o in options if o.option_id != SESSION_OPTION]
         request = acp.RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=options)
         result = await self._conn.request("session/request_permission", request.dump())
         return acp.RequestPermissionResponse.model_validate(result)
