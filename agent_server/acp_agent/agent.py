@@ -109,7 +109,7 @@ class AcpAgent:
     async def _describe(self, session: Session) -> dict[str, Any]:
         """What session/new and session/load answer besides the id: modes and config options."""
         service = self._service(None)
-        configs = await options.config_options(service, session)
+        configs = await options.config_options(service, session, self.client.boolean_options)
         return {
             "modes": options.mode_state(service, session).dump(),
             "configOptions": [c.dump() for c in configs],
@@ -314,7 +314,7 @@ class AcpAgent:
         session = await service.open(session_id)
         await options.set_mode(service, session, mode_id)
         self.client.session_update_nowait(session_id, acp.CurrentModeUpdate(current_mode_id=session.mode))
-        configs = await options.config_options(service, session)
+        configs = await options.config_options(service, session, self.client.boolean_options)
         self.client.session_update_nowait(session_id, acp.ConfigOptionUpdate(config_options=configs))
         return {}
 
@@ -327,7 +327,7 @@ class AcpAgent:
         await options.set_option(service, session, config_id, value)
         if config_id == "mode":
             self.client.session_update_nowait(session_id, acp.CurrentModeUpdate(current_mode_id=session.mode))
-        configs = await options.config_options(service, session)
+        configs = await options.config_options(service, session, self.client.boolean_options)
         return {"configOptions": [c.dump() for c in configs]}
 
 

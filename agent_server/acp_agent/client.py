@@ -30,6 +30,13 @@ def session_option_supported(capabilities: dict[str, Any]) -> bool:
     return isinstance(ours, dict) and ours.get("sessionPermission") is True
 
 
+def boolean_options_supported(capabilities: dict[str, Any]) -> bool:
+    """ACP: `clientCapabilities.session.configOptions.boolean` present (`{}`) means switches may be sent."""
+    session = capabilities.get("session")
+    config = session.get("configOptions") if isinstance(session, dict) else None
+    return isinstance(config, dict) and isinstance(config.get("boolean"), dict)
+
+
 class _NoProgress:
     """ACP has no progress notifications: progress goes to the log."""
 
@@ -57,6 +64,7 @@ class AcpClient:
         self.shaper = UpdateShaper()
         self.can_elicit = False
         self.session_option = False
+        self.boolean_options = False
         self.active_session: str | None = None  # the session a question without one belongs to (the latest used)
 
     def configure(self, capabilities: dict[str, Any] | None) -> None:
@@ -68,6 +76,7 @@ class AcpClient:
         self.can_write = fs.get("writeTextFile") is True
         self.can_elicit = elicit.form_supported(caps)
         self.session_option = session_option_supported(caps)
+        self.boolean_options = boolean_options_supported(caps)
         self.features = ClientFeatures(
             show_message_request=self.can_elicit,
             files=self if (self.can_read or self.can_write) else None,

@@ -26,7 +26,7 @@ class CommandContext:
         await self.client.session_update(self.session.id, acp.AgentMessageChunk(content=acp.TextContent(text=text)))
 
     async def options_changed(self) -> None:
-        configs = await options.config_options(self.service, self.session)
+        configs = await options.config_options(self.service, self.session, self.client.boolean_options)
         await self.client.session_update(self.session.id, acp.ConfigOptionUpdate(config_options=configs))
 
 

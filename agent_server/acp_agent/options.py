@@ -75,9 +75,11 @@ def set_thinking(service: AgentService, on: bool, level: str | None = None) -> N
 async def set_option(service: AgentService, session: Session, config_id: str, value: Any) -> None:
     """`session/set_config_option`: a wrong id or value is the caller's mistake (ValueError -> invalid params)."""
     if config_id == "thinking":
-        if not isinstance(value, bool):
-            raise ValueError("thinking is a boolean option: send true or false")
-        set_thinking(service, value)
+        # A switch for clients with boolean options, a dropdown of "on"/"off" for the others.
+        switch = {True: True, False: False, "on": True, "off": False}
+        if not isinstance(value, (bool, str)) or value not in switch:
+            raise ValueError('thinking is on or off: send true or false (or "on" / "off")')
+        set_thinking(service, switch[value])
         return
     if not isinstance(value, str):
         raise ValueError(f"{config_id} takes a value id (a string)")
@@ -96,7 +98,9 @@ async def set_option(service: AgentService, session: Session, config_id: str, va
         raise ValueError(f"unknown config option {config_id!r}; the options are mode, model, thinking, thought_level")
 
 
-async def config_options(service: AgentService, session: Session) -> list[acp.AnyConfigOption]:
+async def config_options(service: AgentService, session: Session, booleans: bool) -> list[acp.AnyConfigOption]:
+    """The session's options; `booleans`: the client announced `session.configOptions.boolean` (others get no
+    switch they cannot draw: thinking is then a dropdown of on/off)."""
     modes = mode_state(service, session)
     options: list[acp.AnyConfigOption] = [
         acp.SessionConfigOption(
@@ -122,15 +126,23 @@ async def config_options(service: AgentService, session: Session) -> list[acp.An
                 options=[acp.SessionConfigSelectOption(value=n, name=n) for n in names],
             )
         )
-    options.append(
-        acp.SessionConfigBoolean(
-            id="thinking",
-            name="Thinking",
-            category="thought_level",
-            description="Let the model reason before it answers (models that can), in every session of this agent",
-            current_value=_thinking_on(service),
-        )
-    )
+    thinking = "Let the model reason before it answers (models that can), in every session of this agent"
+    if booleans:
+        options.append(
+            acp.SessionConfigBoolean(
+                id="thinking", name="Thinking", category="thought_level", description=thinking,
+                current_value=_thinking_on(service),
+            )
+        )  # fmt: skip
+    else:
+        options.append(
+            acp.SessionConfigOption(
+                id="thinking", name="Thinking", category="thought_level", description=thinking,
+                current_value="on" if _thinking_on(service) else "off",
+                options=[acp.SessionConfigSelectOption(value="on", name="On"),
+                         acp.SessionConfigSelectOption(value="off", name="Off")],
+            )
+        )  # fmt: skip
     options.append(
         acp.SessionConfigOption(
             id="thought_level",

@@ -434,7 +434,7 @@ async function chatCount() {
 
 async function nativeClient() {
   const ws = cfg.trustWorkspace; // holds an .agent-server.toml that allows run_command: it needs trust
-  const ed = new Editor({ fs: { readTextFile: true, writeTextFile: true }, terminal: true, elicitation: { form: {} } });
+  const ed = new Editor({ fs: { readTextFile: true, writeTextFile: true }, terminal: true, elicitation: { form: {} }, session: { configOptions: { boolean: {} } } });
   ed.extraArgs = ["--log-level", "DEBUG", "--log-file", cfg.traceLog];
   ed.extraEnv = { AGENT_SERVER_LLM__API_KEY: cfg.apiKey };
   ed.dropFinalNewline = true;

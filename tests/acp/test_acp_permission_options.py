@@ -65,3 +65,26 @@ async def test_a_client_that_announces_the_session_option_is_offered_it(
     asked = await _asked_options(tmp_path, fake_llm, caps)
     ids = [o["optionId"] for o in asked[0]["options"]]
     assert ids.index("allow_once") < ids.index("allow_session"), "a pick of the first allow_once still means once"
+
+
+async def test_thinking_is_a_switch_only_for_clients_that_draw_switches(
+    tmp_path: Path, fake_llm: FakeLLMServer
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    env = {"AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db"), "AGENT_SERVER_INDEX__ENABLED": "false"}
+    args = ["--provider", "ollama", "--base-url", fake_llm.url, "--model", "qwen3:8b"]
+    for caps, kind in (({}, "select"), ({"session": {"configOptions": {"boolean": {}}}}, "boolean")):
+        proc = await AcpProcess.start(args, {**env, "HOME": str(tmp_path)}, tmp_path)
+        try:
+            await proc.request("initialize", {"protocolVersion": 1, "clientCapabilities": caps})
+            new = await proc.request("session/new", {"cwd": str(ws), "mcpServers": []})
+            validate("NewSessionResponse", new)
+            assert {o["id"]: o["type"] for o in new["configOptions"]}["thinking"] == kind
+            value: Any = "off" if kind == "select" else False
+            params = {"sessionId": new["sessionId"], "configId": "thinking", "value": value}
+            changed = await proc.request("session/set_config_option", params)
+            [thinking] = [o for o in changed["configOptions"] if o["id"] == "thinking"]
+            assert thinking["currentValue"] == value
+        finally:
+            await proc.close()
