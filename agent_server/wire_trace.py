@@ -2,7 +2,8 @@
 
 It is what a user attaches to an interop bug report (`--log-level DEBUG --log-file F`): the shape of every message
 in order, without what must not leave the machine. Texts that may be file contents (documents, prompts, answers,
-diffs, terminal output, tool arguments that carry file text) are replaced by their length unless the user asked
+diffs, terminal output, tool arguments that carry file text) and command lines (a tool's `command`, a terminal's
+`args`, card and session titles) are replaced by their length unless the user asked
 for them (`--log-content`); values that look like credentials (API keys, tokens, MCP server env and headers) are
 always masked, and the logging filter masks configured secrets on top of that.
 """
@@ -22,8 +23,15 @@ CONTENT_KEYS = frozenset(
     {
         "text", "content", "contents", "oldText", "newText", "old_text", "new_text", "data", "blob", "output",
         "thinking", "insertText", "newName", "prompt", "message", "summary", "answer",
+        # Command lines and what is built from them or from the conversation: a command can carry a token
+        # (`curl -H "Authorization: …"`), a tool card's title is the command, a session's title is the prompt.
+        "args", "title", "cmd", "commandLine", "arguments",
     }
 )  # fmt: skip
+# A tool call's arguments (`rawInput` in ACP, `arguments` in the LLM wire) are the model's: a command, a pattern, a
+# file's text. Every string in them but the path it works on is shown as its length.
+_ARGUMENT_KEYS = frozenset({"rawInput", "arguments", "input"})
+_ARGUMENT_KEEP = frozenset({"path", "cwd", "start_line", "end_line", "limit", "name"})
 _SECRET_KEY = re.compile(r"(?i)(api[_-]?key|token|secret|password|authorization|credential|cookie)")
 # MCP servers' env and headers, as {NAME: value} or [{name, value}]: every value may be a key, whatever its name.
 _SECRET_LISTS = frozenset({"env", "headers"})
@@ -60,6 +68,8 @@ def redact(value: Any, key: str = "", parent: str = "") -> Any:
     if isinstance(value, str):
         if _SECRET_KEY.search(key) or (parent in _SECRET_LISTS and key != "name"):
             return "***"
-        if key in CONTENT_KEYS and not show_content:
+        if show_content:
+            return value
+        if key in CONTENT_KEYS or (parent in _ARGUMENT_KEYS and key not in _ARGUMENT_KEEP):
             return f"<{len(value)} chars>"
     return value

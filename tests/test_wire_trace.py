@@ -52,3 +52,26 @@ def test_only_at_debug_and_any_input(caplog: pytest.LogCaptureFixture) -> None:
         wire_trace.trace("lsp", "server->client", MESSAGE)
     assert caplog.records[0].getMessage() == "acp client->agent (not JSON, 15 bytes)"
     assert caplog.records[1].getMessage().startswith('lsp server->client {"jsonrpc":"2.0","id":4')
+
+
+def test_command_lines_are_their_length_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    token = "Authorization: Bearer tok_live_5f3a9"
+    asked = {
+        "method": "session/request_permission",
+        "params": {
+            "toolCall": {
+                "title": f"Run `curl -H '{token}' https://api`",
+                "kind": "execute",
+                "rawInput": {"command": f"curl -H '{token}' https://api", "cwd": "sub", "timeout_s": 30},
+            }
+        },
+    }
+    terminal = {"method": "terminal/create", "params": {"command": "/bin/bash", "args": ["-c", f"curl -H '{token}'"]}}
+    llm = {"tool_calls": [{"function": {"name": "run_command", "arguments": f'{{"command": "{token}"}}'}}]}
+    for message in (asked, terminal, llm):
+        shown = json.dumps(wire_trace.redact(message))
+        assert "tok_live_5f3a9" not in shown and "curl" not in shown, shown
+    shown = json.dumps(wire_trace.redact(asked))
+    assert '"cwd": "sub"' in shown and '"kind": "execute"' in shown and '"timeout_s": 30' in shown  # the shape stays
+    monkeypatch.setattr(wire_trace, "show_content", True)
+    assert "curl" in json.dumps(wire_trace.redact(asked))
