@@ -18,7 +18,7 @@ from ..config_layers import LoadResult, load_layers, settle_trust
 from ..session.service import AgentService
 from ..stdio import claim_stdout
 from ..turn.live_session import Session
-from . import commands, options, sessions, vision
+from . import client_wrapping, commands, options, sessions, vision
 from .client import AcpClient
 from .rpc import INVALID_PARAMS, Connection, LineReader, RpcFailure
 
@@ -265,6 +265,7 @@ class AcpAgent:
 
     async def session_prompt(self, params: dict[str, Any]) -> dict[str, Any]:
         request = acp.PromptRequest.model_validate(params)
+        request.prompt = client_wrapping.unwrap(request.prompt)
         service = self._service(None)
         command = commands.parse(request.prompt)
         session = await service.open(request.session_id)
