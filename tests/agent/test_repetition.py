@@ -65,6 +65,20 @@ def test_loops_are_stopped_early(name: str) -> None:
     assert len(kept) < at and text.startswith(kept[: loop.start])
 
 
+def test_a_long_block_said_again_and_again_inside_code_is_cut() -> None:
+    """A files-format answer (a code block) where a 0.5B model wrote one 97-character block 37 times: a block, not a
+    line, repeated back to back is a loop even in code, and is cut before its 37th copy."""
+    block = "    def push(self, item):\n        self.items.append(item)\n        return len(self.items)  # len\n\n"
+    assert len(block) == 97
+    head = "queue.py\n```python\nclass Queue:\n    def __init__(self):\n        self.items = []\n\n"
+    text = head + block * 37 + "```\n"
+    loop, at = stream(text, 4)
+    assert loop is not None and sorted(loop.span.splitlines()) == sorted(block.splitlines()), loop
+    assert at < len(head) + 30 * len(block), "cut well before the model finished its 37 copies"
+    # Ten copies of a block are still code (a test file of near-identical cases): not cut.
+    assert stream(head + block * 10 + "```\n", 4)[0] is None
+
+
 def recorded_loops() -> list[Path]:
     return sorted(RECORDED.glob("loop_*.txt"))
 

@@ -30,6 +30,7 @@ MIN_CHARS_TINY = 1200
 MIN_FOLDED_REPEATS = 40
 MIN_FOLDED_CHARS = 1500
 CODE_FACTOR = 3
+LONG_PERIOD = 64  # a repeated block of lines this long needs half the code repeats (and all the characters)
 NGRAM_WORDS = 240
 MIN_DISTINCT_TRIGRAMS = 0.1
 CHECK_EVERY = 128
@@ -119,7 +120,13 @@ def _repeated_span(
         tiny = _primitive_period(unit) <= 3 or unit.isspace()
         # Table rows may repeat (a matrix of zeros): they need as much as code does.
         factor = CODE_FACTOR if "|" in unit and min_repeats < MIN_REPEATS * CODE_FACTOR else 1
-        if repeats < min_repeats * factor or covered < (min_tiny if tiny else min_chars) * factor:
+        needed = min_repeats * factor
+        if period >= LONG_PERIOD and unit.count("\n") >= 2 and "|" not in unit and needed > MIN_REPEATS:
+            # A whole block of code (several lines) said again and again (a 0.5B model wrote one 97-character block
+            # 37 times in a file): code repeats a line, a table repeats a row, but rarely a long block back to back,
+            # and the characters it costs meet the code minimum long before the repeat count does.
+            needed = max(MIN_REPEATS, needed // 2)
+        if repeats < needed or covered < (min_tiny if tiny else min_chars) * factor:
             continue
         if folded and ("|" in unit or sum(c.isalpha() for c in unit) < 3):
             continue  # a table row or a run of numbers: real data differs only in its numbers
