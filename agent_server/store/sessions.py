@@ -33,6 +33,19 @@ def derive_title(text: str, limit: int = TITLE_CHARS) -> str | None:
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 
+def _typed(content: str, meta: str | None) -> str | None:
+    """A stored user message as the user typed it (its `display`), else as it was sent; None for a nudge."""
+    try:
+        data = json.loads(meta) if meta else {}
+    except ValueError:
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    if data.get("nudge"):
+        return None
+    shown = data.get("display")
+    return shown if isinstance(shown, str) else content
+
+
 class Store:
     """Everything agent-server remembers. Each write is its own transaction, so a crash loses at most one step."""
 
@@ -138,7 +151,11 @@ class Store:
         values = message_values(message, token_count)
         now = time.time()
         # The first user message names a session without a title; the statement keeps any title there is.
-        title = derive_title(message.content) if message.role == "user" else None
+        # What the user typed (`display`), not what the model was sent: in the files edit format the message opens
+        # with the files ("The files: …"), which named every such session "The files:". A nudge is no title.
+        shown = message.meta.get("display")
+        said = shown if isinstance(shown, str) else message.content
+        title = derive_title(said) if message.role == "user" and not message.meta.get("nudge") else None
         with self.db.write(wait) as conn:
             touched = conn.execute(
                 "UPDATE sessions SET updated_at = ?,"
@@ -211,12 +228,14 @@ class Store:
             conn.execute("DELETE FROM summaries WHERE session_id = ? AND covers_until >= ?", (session_id, message_id))
             conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id))
             # A title taken from a prompt that is gone would name what was removed: take it from the first left.
-            first = conn.execute(
-                "SELECT content FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id LIMIT 1", (session_id,)
-            ).fetchone()
+            users = conn.execute(
+                "SELECT content, meta FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id LIMIT 20",
+                (session_id,),
+            ).fetchall()
+            typed = next((t for row in users if (t := _typed(row["content"], row["meta"])) is not None), None)
             conn.execute(
                 "UPDATE sessions SET title = ? WHERE id = ? AND NOT title_explicit",
-                (derive_title(first["content"]) if first else None, session_id),
+                (derive_title(typed) if typed else None, session_id),
             )
         return int(removed)
 

@@ -82,6 +82,22 @@ def test_duplicate_session_id_is_rejected(store: Store) -> None:
         store.create_session("/w", session_id="s1")
 
 
+def test_the_title_is_what_the_user_typed_not_what_the_model_was_sent(store: Store) -> None:
+    # The files edit format sends the files first ("The files: …"): the session is named by the typed request.
+    a = store.create_session("/w").id
+    sent = "The files:\n\nleap.py\n```python\n...\n```\n\nFix leap year"
+    store.append_message(a, Message("user", "Continue now.", meta={"nudge": True}))
+    first = store.append_message(a, Message("user", sent, meta={"display": "Fix leap year in leap.py"}))
+    store.append_message(a, Message("assistant", "done"))
+    second = store.append_message(a, Message("user", sent.replace("leap", "fizz"), meta={"display": "Now fizzbuzz"}))
+    assert store.get_session(a).title == "Fix leap year in leap.py"
+    store.cut_from(a, first)
+    assert store.get_session(a).title is None
+    store.append_message(a, Message("user", sent, meta={"display": "Start again"}))
+    assert store.get_session(a).title == "Start again"
+    assert second > first
+
+
 def test_title_from_first_user_message_unless_set(store: Store) -> None:
     a = store.create_session("/w").id
     store.append_message(a, Message("system", "sys"))
