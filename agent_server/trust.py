@@ -4,7 +4,8 @@ A cloned repository's `.agent-server.toml` is written by whoever wrote the repos
 loosen a permission policy, add allow rules, start programs (MCP servers, hooks), send the conversation or keys to
 another server (URLs, headers, API keys, fallbacks) or write outside the workspace (store, log and other paths)
 take effect only once the user trusted that workspace, and so do settings that weaken a safety net (switching
-checkpoints off, keeping fewer of them); the answer is remembered per workspace path and file
+checkpoints off, keeping fewer of them, raising a time or size limit) or name a command the server runs on its own
+(`tools.lint`); the answer is remembered per workspace path and file
 content (a SHA-256 of the file), so a changed file is asked about again. Settings that tighten always apply.
 
 `risky_keys`, `withheld` and `is_trusted` are meant for any workspace-supplied settings (agent profiles too), not
@@ -58,7 +59,16 @@ _SAFETY_NETS = {
 _LIMITS = {
     ("tools", "command_timeout_s"): "lets commands run longer before they are stopped",
     ("tools", "mcp_call_timeout_s"): "lets MCP calls run longer before they are stopped",
+    ("tools", "fetch_timeout_s"): "lets web_fetch wait longer for a page",
+    ("tools", "fetch_max_bytes"): "lets web_fetch read larger pages",
+    ("memory", "tokens"): "gives memory notes more of the prompt",
+    ("skills", "tokens"): "gives the skill list more of the prompt",
 }
+# Switches a workspace may not turn on before it is trusted (turning them off tightens).
+_SWITCHES = {("memory", "enabled"): "turns memory on (the repository's .agent-server/memory.md reaches every prompt)"}
+# Maps whose every entry is a command the server runs on its own initiative: each new or changed entry needs trust
+# (a name ending in `_command` is caught by `_OUTSIDE`; these values sit under a language name instead).
+_COMMAND_MAPS = {("tools", "lint"): "runs a command after edits"}
 
 
 @dataclass(frozen=True)
@@ -124,6 +134,20 @@ def risky_keys(layer: dict[str, Any], below: Settings) -> list[RiskyKey]:
             now = _lookup(base, path)
             if isinstance(node, int | float) and isinstance(now, int | float) and node > now:
                 out.append(RiskyKey(dotted, limit))
+            return
+        commands = _COMMAND_MAPS.get((path[0], path[1])) if len(path) == 2 else None
+        if commands is not None:
+            now = _lookup(base, path)
+            mine = now if isinstance(now, dict) else {}
+            entries = node.items() if isinstance(node, dict) else [("", node)]
+            for key, command in entries:
+                if not key or mine.get(key) != command:
+                    out.append(RiskyKey(f"{dotted}.{key}" if key else dotted, commands, _short(str(command))))
+            return
+        switch = _SWITCHES.get((path[0], path[1])) if len(path) == 2 else None
+        if switch is not None:
+            if node is True and _lookup(base, path) is not True:
+                out.append(RiskyKey(dotted, switch))
             return
         net = _SAFETY_NETS.get((path[0], path[1])) if len(path) == 2 else None
         if net is not None:

@@ -80,7 +80,8 @@ async def preview(ctx: ToolContext, tool: Tool, args: dict[str, Any]) -> Preview
     elif tool.name == "web_fetch":
         from ..tools.web_fetch import fetch_preview
 
-        return Preview(raw_input=args, content=[acp.Content(content=acp.TextContent(text=fetch_preview(args)))])
+        shown_url = await fetch_preview(tool, args)  # resolves and judges the address: a refusal is not asked about
+        return Preview(raw_input=args, content=[acp.Content(content=acp.TextContent(text=shown_url))])
     else:
         return None
     shown.raw_input = args

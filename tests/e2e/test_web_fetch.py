@@ -80,10 +80,16 @@ def site() -> Iterator[Site]:
     s.server.server_close()
 
 
-def allow_host(fake: FakeLLMServer, pattern: str, **tools: Any) -> dict[str, Any]:
+def allow_host(fake: FakeLLMServer, pattern: str, *more: str, policy: str = "allow", **tools: Any) -> dict[str, Any]:
     options = llm_options(fake)
-    options["tools"] = {"rules": [{"tool": "web_fetch", "pattern": pattern, "policy": "allow"}], **tools}
+    rules = [{"tool": "web_fetch", "pattern": p, "policy": policy} for p in (pattern, *more)]
+    options["tools"] = {"rules": rules, **tools}
     return options
+
+
+def ask_loopback(fake: FakeLLMServer) -> dict[str, Any]:
+    """A rule that names 127.0.0.1 and still asks: loopback is fetched only when a rule names it."""
+    return allow_host(fake, "127.0.0.1", policy="ask")
 
 
 def results(fake: FakeLLMServer, index: int) -> list[str]:
@@ -93,7 +99,7 @@ def results(fake: FakeLLMServer, index: int) -> list[str]:
 async def test_asks_before_any_request_and_sends_markdown_to_the_model(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer, site: Site
 ) -> None:
-    server = await start_server(workspace, llm_options(fake_llm))
+    server = await start_server(workspace, ask_loopback(fake_llm))
     asked = answer_permissions(server, "reject_once", "allow_once")
     sid = await new_session(server, workspace)
     fake_llm.script(
@@ -116,7 +122,9 @@ async def test_asks_before_any_request_and_sends_markdown_to_the_model(
 async def test_host_rules_and_always_allow(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer, site: Site
 ) -> None:
-    server = await start_server(workspace, allow_host(fake_llm, "*.python.org"))
+    options = allow_host(fake_llm, "*.python.org")
+    options["tools"]["rules"].append({"tool": "web_fetch", "pattern": "127.0.0.1", "policy": "ask"})
+    server = await start_server(workspace, options)
     asked = answer_permissions(server, "allow_always")
     sid = await new_session(server, workspace)
     fake_llm.script(
