@@ -12,7 +12,6 @@ command the grammar is unsure of is always asked about (docs/tools.md lists the 
 from __future__ import annotations
 
 import fnmatch
-import posixpath
 import shlex
 import time
 import uuid
@@ -24,6 +23,7 @@ from typing import Any, Protocol
 from .. import acp
 from ..config import ToolsConfig
 from .base import Policy, Tool
+from .path_rules import PathForms, both_forms, path_forms
 from .protected_paths import protected_path
 from .shell_parse import BLANKET, INTERPRETERS, PLAIN, Segment, parse_command
 from .shell_parse import WRAPPERS as _SHELL_WRAPPERS
@@ -213,17 +213,6 @@ def command_pattern(segment: str) -> str:
     return " ".join(_escape_glob(w) for w in keep) + " *"
 
 
-def workspace_path(workspace: Path, path: str) -> str:
-    """A path argument as the workspace-relative, normalized form rules match against."""
-    candidate = Path(path)
-    if candidate.is_absolute():
-        try:
-            return candidate.relative_to(workspace).as_posix() or "."
-        except ValueError:
-            return posixpath.normpath(candidate.as_posix())
-    return posixpath.normpath(path.replace("\\", "/"))
-
-
 def _deny_forms(segment: Segment) -> list[str]:
     """The texts a deny pattern is tried on: as written, unquoted, and without leading wrappers (`sudo rm` is `rm`)."""
     forms = [segment.text]
@@ -247,6 +236,16 @@ def _deny_forms(segment: Segment) -> list[str]:
     return forms
 
 
+async def _not_run(ctx: Any, arguments: dict[str, Any]) -> Any:
+    raise NotImplementedError("only judged, never run")
+
+
+# read_file as the policy knows it (name, kind, default): what a read without a tool call is judged as.
+_READ_FILE = Tool(
+    name="read_file", description="", parameters={}, handler=_not_run, kind="read", default_policy="allow"
+)
+
+
 class PermissionPolicy:
     """Decides "allow", "ask" or "deny" for a tool call; remembers "always" choices in a DecisionStore."""
 
@@ -265,10 +264,16 @@ class PermissionPolicy:
             return [s.text for s in self._segments(arguments, workspace)[0]]
         if tool.name in URL_TOOLS:
             return [_host(arguments.get("url"))]
+        forms = self.path_forms(tool, arguments, workspace)
+        return [forms.written] if forms is not None else None
+
+    @staticmethod
+    def path_forms(tool: Tool, arguments: dict[str, Any], workspace: Path) -> PathForms | None:
+        """A path argument as written and as it resolves through links (path_rules.py); None without one."""
         path = arguments.get("path")
-        if isinstance(path, str):
-            return [workspace_path(workspace, path)]
-        return None
+        if tool.name in COMMAND_TOOLS or tool.name in URL_TOOLS or not isinstance(path, str):
+            return None
+        return path_forms(workspace, path)
 
     @staticmethod
     def _segments(arguments: dict[str, Any], workspace: Path) -> tuple[list[Segment], list[str]]:
@@ -328,9 +333,14 @@ class PermissionPolicy:
         """The verdict and the segments that are not yet allowed (for a command; one pseudo-segment otherwise)."""
         decisions = self._decisions(workspace)
         if not (tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str)):
-            subjects = self.subjects(tool, arguments, workspace)
-            subject = subjects[0] if subjects else None
-            verdict = self._judge(tool, subject, decisions)
+            forms = self.path_forms(tool, arguments, workspace)
+            if forms is not None:  # an allow must hold for where the path really lands too; a deny for either
+                subject: str | None = forms.written
+                verdict = both_forms(self._judge(tool, form, decisions) for form in forms.forms)
+            else:
+                subjects = self.subjects(tool, arguments, workspace)
+                subject = subjects[0] if subjects else None
+                verdict = self._judge(tool, subject, decisions)
             path = arguments.get("path")
             if verdict == "allow" and tool.kind not in READ_ONLY_KINDS and isinstance(path, str):
                 reason = protected_path(workspace, path)
@@ -354,6 +364,14 @@ class PermissionPolicy:
             return "ask", pending  # a deny rule cannot be checked against a program only known when it runs
         return ("allow" if not pending else "ask"), pending
 
+    def read_refusal(self, path: Path | str, workspace: Path | str) -> str | None:
+        """Why the server may not read `path` for the model without a tool call (a custom command's file, an MCP
+        resource naming a workspace file), or None: read_file's deny rules and "Always reject" answers, on both forms
+        of the path. Only a deny refuses: the user asked for this content themselves, so "ask" is a yes."""
+        if self._decide(_READ_FILE, {"path": str(path)}, Path(workspace))[0] == "deny":
+            return "a deny rule for read_file matches it (as written or where it really lands)"
+        return None
+
     def why(self, tool: Tool, arguments: dict[str, Any], workspace: Path | str) -> list[str]:
         """Why this call is asked about, in words for the permission request: the parts of a command no rule allows
         and what makes each one need an exact approval, the parser's doubts, a path that always asks."""
@@ -375,8 +393,11 @@ class PermissionPolicy:
         else:
             out += [f"always asked: {r}" for s in pending for r in s.reasons]
             if not out:
+                forms = self.path_forms(tool, arguments, ws)
                 subjects = self.subjects(tool, arguments, ws)
                 what = f"{tool.name} on {subjects[0]}" if subjects else tool.name
+                if forms is not None and forms.through_link:
+                    what += f" (through a link it is {forms.resolved}; a rule must allow both)"
                 out.append(f"{what}: no rule or earlier answer allows it")
         return out
 
@@ -407,8 +428,10 @@ class PermissionPolicy:
         elif tool.name in URL_TOOLS:
             host = _host(arguments.get("url"))
             patterns = [_escape_glob(host)] if host else []  # no host, nothing to remember: asked again
-        elif isinstance(arguments.get("path"), str):
-            patterns = [_escape_glob(workspace_path(ws, arguments["path"]))]
+        elif (forms := self.path_forms(tool, arguments, ws)) is not None:
+            # Both forms, each exactly: the same call is let through again, and neither widens through a link (a
+            # link later pointed elsewhere lands on a path no decision names, so that call is asked about).
+            patterns = [_escape_glob(form) for form in forms.forms]
         else:
             patterns = [None]
         stored = []
