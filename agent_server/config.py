@@ -169,9 +169,10 @@ class ToolsConfig(Section):
     """Per language (`python`, `typescript`, ... or a file extension such as `.py`), a command run after edits
     where no editor reports diagnostics; `{file}` is the edited file. Asked like any run_command."""
     fetch_timeout_s: float = Field(default=20.0, gt=0, le=600)
-    """web_fetch: the longest wait for a page (connecting at most 10 s of it)."""
+    """web_fetch: a deadline for the whole download (lookup, connection, redirects, body; connecting at most 10 s of
+    it), then as long again (at least 5 s) for HTML to markdown. A workspace may lower it; raising it needs trust."""
     fetch_max_bytes: int = Field(default=2_000_000, ge=1000, le=100_000_000)
-    """web_fetch: a page is read up to this many bytes, the rest is cut (and said so)."""
+    """web_fetch: a page is read up to this many bytes after decompression, the rest is cut (and said so)."""
 
 
 class ContextConfig(Section):
