@@ -24,6 +24,7 @@ from ..store import Store
 from ..tools.base import Services
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
+from ..tools.write_guard import begin_turn
 from ..turn.checks import edit_watcher
 from ..turn.client import AgentClient
 from ..turn.context_step import ContextStep
@@ -86,6 +87,7 @@ async def run_profiled_turn(
     persist: Persist,
     turn_message_id: int,
 ) -> StopReason:
+    begin_turn(text)  # the turn's writes are judged against what the user asked (tools/write_guard.py)
     provider, model, info = await service.turn_provider(session, client)
     profile, settings = shaped.profile, shaped.settings
     # The rules files sit right after the system prompt: the same bytes every round until a file changes.

@@ -18,6 +18,7 @@ from .base import ToolContext, ToolResult
 from .client_files import buffer_text, write_through_client
 from .edit_matching import find_match
 from .sandbox import FileTooLargeError, NotRegularFileError, read_regular, relative, resolve
+from .write_guard import judge_write, note_created
 
 UNCHANGED = "already has exactly this content"  # write_file's refusal of a file sent back as it is
 EDIT_MAX_BYTES = 16_000_000  # past this, edit_file and write_file refuse to load the file whole
@@ -136,6 +137,8 @@ async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         end_line, end_char = end_position(old)
         change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, content)], base=old)
     unsaved = await _write(ctx, path, rel, f"Write {rel}", change, content)
+    if old is None:
+        note_created(path)
     lines = len(content.splitlines())
     verb = "Created" if old is None else "Overwrote"
     return _result(path, rel, old, content, f"{verb} {rel} ({lines} lines).{unsaved}", 0)
@@ -209,7 +212,9 @@ async def plan_edit(ctx: ToolContext, args: dict[str, Any]) -> Replacement:
     old_text, new_text = old_text.replace("\r\n", "\n"), new_text.replace("\r\n", "\n")
     found = find_match(text, old_text, new_text, rel)
     matched = text[found.start : found.end]
-    return Replacement(path, rel, original, text, found.start, matched, found.new_text, crlf, found.how)
+    plan = Replacement(path, rel, original, text, found.start, matched, found.new_text, crlf, found.how)
+    await _guard(path, rel, original, plan.final)
+    return plan
 
 
 async def proposed_write(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, str | None, str]:
@@ -226,7 +231,16 @@ async def proposed_write(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, 
             f"{relative(ctx.roots, path)} {UNCHANGED}, so nothing was written. Sending it again "
             "will not change anything: if it still needs a fix, send the fixed version; if it is done, say so"
         )
+    await _guard(path, relative(ctx.roots, path), old, content)
     return path, old, content
+
+
+async def _guard(path: Path, rel: str, old: str | None, new: str) -> None:
+    """Refuse a write that would do harm (write_guard): before it lands and, as the permission preview computes its
+    change with this module, before anyone is asked to approve it."""
+    verdict = await judge_write(path, rel, old, new)
+    if verdict.refused is not None:
+        raise ToolError(verdict.reason)
 
 
 async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:

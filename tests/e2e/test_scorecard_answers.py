@@ -2,7 +2,8 @@
 for the new one (tests/fixtures/scorecard_answers.json, kept by tests/fakes/record_scorecard_answers.py from a run's
 failures). Through the fake LLM and the real server in `files` format, each answer's code must land in the file it
 was meant for, exactly as written, after one approval, and no other file may change: when such a task fails, the
-model's code was wrong, never the harness that applied it."""
+model's code was wrong, never the harness that applied it. An answer whose code does not parse is the exception
+(issue 37, "do no harm"): it is refused before anyone is asked, and the model reads the parser's error."""
 
 from __future__ import annotations
 
@@ -67,6 +68,13 @@ async def test_a_recorded_answer_lands_in_its_file_as_written(
     [task] = select([answer["task"]])
     path, code = meant_for(answer["answer"], task)
     before, after, asked = await replay(start_server, tmp_path, fake_llm, task, answer["answer"])
+    try:
+        compile(code, path, "exec")
+    except SyntaxError:
+        assert after == before and asked == []
+        told = fake_llm.chat_requests()[1].json["messages"]
+        assert any(f"{path} would no longer parse as Python (line" in str(m["content"]) for m in told), told
+        return
     assert after[path].rstrip("\n") == code.rstrip("\n")
     assert {k: v for k, v in after.items() if k != path} == {k: v for k, v in before.items() if k != path}
     if before.get(path, "").rstrip() == code.rstrip():
