@@ -13,12 +13,20 @@ use. A body without any placeholder gets the arguments appended.
 
 A command only ever becomes the text of the user's own message, when the user runs it: it grants nothing, and the
 profile it names comes from the same catalog (trust-filtered) as the mode picker.
+
+A workspace's command files follow the rule its rules files do: a file, or a folder on its way, that is a link out
+of the workspace is not read (its outside content would become the user's message), nor is a hard-linked file
+(another of its names may be outside); only regular files are read, and at most MAX_FILES per folder. A `refuse`
+callback (the session's read_file deny rules, judged on the written and the real path) skips a file the user's rules
+keep from the model.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,9 +34,12 @@ from typing import Any
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import SandboxError
+from ..tools.sandbox import hard_linked, read_regular
 from .frontmatter import split
 
 MAX_FILE_BYTES = 64_000
+MAX_FILES = 500  # per folder: every prompt lists them again; a repository of thousands is not read whole each time
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
 SOURCES = ((".claude/commands", "**/*.md"), (".github/prompts", "*.prompt.md"), (".agent-server/commands", "**/*.md"))
 _POSITIONAL = re.compile(r"\$([1-9])")
@@ -101,8 +112,8 @@ def parse_command(path: Path, base: Path, root: Path) -> CustomCommand:
     name = _name(path, base)
     if not NAME.match(name):
         raise ValueError(f"{path}: the command name {name!r} must be letters, digits, '_', '-', '.' or ':'")
-    with path.open("rb") as handle:
-        text = handle.read(MAX_FILE_BYTES).decode("utf-8", errors="replace").replace("\r\n", "\n")
+    data = read_regular(path, MAX_FILE_BYTES, truncate=True)  # never blocks on a FIFO swapped in after the listing
+    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
     front, body = split(text)
     try:
         spec = CommandSpec.model_validate(front)
@@ -125,20 +136,55 @@ def parse_command(path: Path, base: Path, root: Path) -> CustomCommand:
     )
 
 
-def discover_commands(root: Path, user_dir: Path | None = None) -> tuple[dict[str, CustomCommand], list[str]]:
-    """The commands by name (later sources win), and the problems of the files that were skipped."""
+def _inside(path: Path, real_root: str) -> bool:
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _workspace_problem(path: Path, real_root: str, label: str) -> str | None:
+    """Why a workspace command file is not read, or None (inside the workspace, one name only)."""
+    if not _inside(path, real_root):
+        return f"{label}: a link out of the workspace (the file or a folder on its way); not read"
+    try:
+        if hard_linked(path.stat()):
+            return f"{label}: a hard link (another of its names may be outside the workspace); not read"
+    except OSError as exc:
+        return f"{label}: {exc.strerror or exc}"
+    return None
+
+
+def discover_commands(
+    root: Path, user_dir: Path | None = None, refuse: Callable[[Path], str | None] | None = None
+) -> tuple[dict[str, CustomCommand], list[str]]:
+    """The commands by name (later sources win), and the problems of the files that were skipped. `refuse` names
+    why a workspace file may not be read (a deny rule), or None."""
     found: dict[str, CustomCommand] = {}
     problems: list[str] = []
-    bases = [(user_dir or user_commands_dir(), "**/*.md")] + [(root / folder, glob) for folder, glob in SOURCES]
-    for base, pattern in bases:
+    real_root = os.path.realpath(root)
+    bases = [(user_dir or user_commands_dir(), "**/*.md", False)]
+    bases += [(root / folder, glob, True) for folder, glob in SOURCES]
+    for base, pattern, workspace in bases:
         if not base.is_dir():
             continue
-        for path in sorted(base.glob(pattern)):
+        if workspace and not _inside(base, real_root):  # not even listed: it could be any folder, `/` included
+            problems.append(f"{_label(base, root)}: a link out of the workspace; its commands are not read")
+            continue
+        paths = sorted(base.glob(pattern))
+        if len(paths) > MAX_FILES:
+            problems.append(f"{_label(base, root)}: {len(paths)} files, only the first {MAX_FILES} are read")
+        for path in paths[:MAX_FILES]:
             if not path.is_file():
+                continue
+            label = _label(path, root)
+            why = _workspace_problem(path, real_root, label) if workspace else None
+            if why is None and workspace and refuse is not None and (denied := refuse(path)):
+                why = f"{label}: {denied}; not read"
+            if why is not None:
+                problems.append(why)
                 continue
             try:
                 command = parse_command(path, base, root)
-            except (OSError, ValueError) as exc:
+            except (OSError, ValueError, SandboxError) as exc:
                 problems.append(str(exc))
                 continue
             found[command.name] = command

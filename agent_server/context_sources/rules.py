@@ -22,9 +22,12 @@ from typing import Literal
 
 import platformdirs
 
+from ..errors import SandboxError
+from ..tools.sandbox import read_regular
 from .frontmatter import globs_of, split
 
 MAX_FILE_BYTES = 64_000  # the budget cuts far below this; a huge file is not read whole only to be cut
+MAX_FOLDER_FILES = 200  # per rules folder (by name): a repository of thousands is not held in memory
 ROOT_FILES = ("AGENTS.md", "CLAUDE.md", "CONVENTIONS.md", ".github/copilot-instructions.md", ".cursorrules")
 NESTED_NAMES = ("AGENTS.md", "CLAUDE.md")
 RULE_DIRS = ((".cursor/rules", "*.mdc"), (".clinerules", "*.md"), (".continue/rules", "*.md"))
@@ -55,9 +58,8 @@ def user_rules_dir() -> Path:
 
 def _read(path: Path) -> str | None:
     try:
-        with path.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES)
-    except OSError:
+        data = read_regular(path, MAX_FILE_BYTES, truncate=True)  # never blocks on a FIFO swapped in after a check
+    except (OSError, SandboxError):
         return None
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
     return text if text.strip() else None
@@ -90,7 +92,7 @@ def candidates(root: Path, user_dir: Path | None = None) -> list[tuple[Path, Sco
     if (user_dir / "AGENTS.md").is_file():
         out.append((user_dir / "AGENTS.md", "user"))
     if (user_dir / "rules").is_dir():
-        out += [(p, "user") for p in sorted((user_dir / "rules").glob("*.md")) if p.is_file()]
+        out += [(p, "user") for p in sorted((user_dir / "rules").glob("*.md"))[:MAX_FOLDER_FILES] if p.is_file()]
     for name in ROOT_FILES:
         if (root / name).is_file():
             out.append((root / name, "workspace"))
@@ -99,7 +101,7 @@ def candidates(root: Path, user_dir: Path | None = None) -> list[tuple[Path, Sco
         if base.is_file():  # `.clinerules` may be a single file
             out.append((base, "workspace"))
         elif base.is_dir():
-            out += [(p, "workspace") for p in sorted(base.glob(pattern)) if p.is_file()]
+            out += [(p, "workspace") for p in sorted(base.glob(pattern))[:MAX_FOLDER_FILES] if p.is_file()]
     return [(p, s) for p, s in out if s == "user" or _inside(p, root)]
 
 

@@ -17,6 +17,12 @@ from .rules import RuleFile, discover, signature
 
 WINDOW_SHARE = 8  # the rules take at most an eighth of the window: 512 tokens of a 4k window
 MIN_CUT_TOKENS = 30  # less room than this: leave the file out rather than keep a line or two of it
+# The note of what was cut is bounded and counted in the budget: a repository with hundreds of rules files (or
+# long names) must not make every prompt too long for the window.
+NOTE_NAMES = 3  # names in the note; the rest are counted ("and 297 more rules files")
+NOTE_NAME_CHARS = 60  # a longer name is counted, not named (the model can list the folder)
+CUT_LISTED = 20  # entries of `RulesBlock.cut` (the meter, doctor); the rest counted in one last entry
+SEPARATORS = 4  # the blank lines between the blocks
 
 USER_HEAD = "The user's own standing instructions (from their agent-server config). Follow them."
 TRUSTED_HEAD = "The project's instruction files (the user trusts this workspace). Follow them in this project."
@@ -82,6 +88,41 @@ def fit_rule(rule: RuleFile, room: int) -> tuple[str | None, str | None]:
     return _section(rule, body), f"{rule.label} (lines {kept + 1}-{len(lines)})"
 
 
+def cut_note(cut: list[str], names: int = NOTE_NAMES) -> str:
+    """The note that ends the block: at most `names` of what was cut, by name, and how many more."""
+    listed = [c for c in cut if len(c) <= NOTE_NAME_CHARS][:names]
+    more = len(cut) - len(listed)
+    if more:
+        listed.append(f"{more} more rules file{'s' if more != 1 else ''}" if listed else f"{more} rules files")
+    return (
+        "[agent-server: rules cut to fit the model's window: "
+        + ", ".join(listed)
+        + ". Read those files with read_file if the task needs them.]"
+    )
+
+
+def _longest_entry(rule: RuleFile) -> int:
+    """The longest entry the note could list for `rule` (0: none, its entries are all too long to be listed)."""
+    lines = len(rule.body.splitlines())
+    longest = len(f"{rule.label} (lines {lines + 1}-{lines})")  # longer than any real cut, and than "(left out)"
+    if longest <= NOTE_NAME_CHARS:
+        return longest
+    return NOTE_NAME_CHARS if len(f"{rule.label} (left out)") <= NOTE_NAME_CHARS else 0
+
+
+def _note_reserve(rules: list[RuleFile]) -> int:
+    """The most the note can cost for these files, whatever is cut: the longest entries it could list, and the
+    count of the rest."""
+    longest = sorted((n for n in map(_longest_entry, rules) if n), reverse=True)[:NOTE_NAMES]
+    unlisted = ["x" * (NOTE_NAME_CHARS + 1)] * (len(rules) - len(longest))
+    return estimate_text(cut_note(["x" * n for n in longest] + unlisted))
+
+
+def _listed(cut: list[str]) -> list[str]:
+    more = len(cut) - CUT_LISTED
+    return cut if more <= 0 else [*cut[:CUT_LISTED], f"{more} more rules files (left out)"]
+
+
 def render(rules: list[RuleFile], budget: int, trusted: bool) -> RulesBlock:
     """The block for the system prompt: the user's rules first, then the repository's, each whole while it fits."""
     always = [r for r in rules if not r.scoped]
@@ -91,8 +132,8 @@ def render(rules: list[RuleFile], budget: int, trusted: bool) -> RulesBlock:
         ("user", USER_HEAD, [r for r in always if r.scope == "user"]),
         ("repository", TRUSTED_HEAD if trusted else UNTRUSTED_HEAD, [r for r in always if r.scope == "workspace"]),
     ]
-    overhead = sum(estimate_text(_wrap(s, h, [])) for s, h, g in groups if g)
-    note_reserve = 40 + 8 * len(always)
+    overhead = sum(estimate_text(_wrap(s, h, [])) for s, h, g in groups if g) + SEPARATORS
+    note_reserve = _note_reserve(always)
     room = budget - overhead
     whole = sum(estimate_text(_section(r, r.body)) for r in always)
     if whole > room:
@@ -122,14 +163,22 @@ def render(rules: list[RuleFile], budget: int, trusted: bool) -> RulesBlock:
         for scope, head, group in groups
         if any(r.path in chosen for r in group)
     ]
-    if cut:
-        blocks.append(
-            "[agent-server: rules cut to fit the model's window: "
-            + ", ".join(cut)
-            + ". Read those files with read_file if the task needs them.]"
-        )
+    text = _joined(blocks, cut, budget)
+    return RulesBlock(
+        text=text, tokens=estimate_text(text), files=files, cut=_listed(cut), budget=budget, trusted=trusted
+    )
+
+
+def _joined(blocks: list[str], cut: list[str], budget: int) -> str:
+    """The blocks and the note, within `budget`: the note names fewer files, or none, if a tiny budget needs it."""
     text = "\n\n" + "\n\n".join(blocks) if blocks else ""
-    return RulesBlock(text=text, tokens=estimate_text(text), files=files, cut=cut, budget=budget, trusted=trusted)
+    if not cut:
+        return text
+    for names in (NOTE_NAMES, 0):
+        noted = "\n\n" + "\n\n".join([*blocks, cut_note(cut, names)])
+        if estimate_text(noted) <= budget:
+            return noted
+    return text  # not even a count fits: the meter (`cut`) still says what was cut
 
 
 class RulesCache:
