@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING
 
 from ..config import CompletionConfig
 from ..errors import LLMError
+from ..text_lines import TextLines
 from .context import DefinitionSource, RecentChunks, gather
 from .trim import Cursor, cut, finish, indent_of
 from .types import FimRequest, FimSupport
+from .window import MAX_SIDE_CHARS, around, head, lines_around
 
 if TYPE_CHECKING:  # httpx stays unloaded until a completion is asked for (serve's cold start)
     from .backends import FimBackend
@@ -34,7 +36,7 @@ TYPED_AHEAD = 48  # characters typed since a cached suggestion that still match 
 @dataclass
 class Document:
     """A document as the service needs it: workspace-relative path, text, and the cursor (0-based line, column in
-    the line's characters)."""
+    the line's characters). `text` need only hold the lines around the cursor (`CompletionService.document`)."""
 
     key: str  # the editor's URI: requests for one key supersede each other
     path: str
@@ -150,8 +152,14 @@ class CompletionService:
     def edited(self, path: str, line: int) -> None:
         self._edited_line[path] = line
 
-    def saved(self, path: str, text: str) -> None:
-        self.ring.add(path, text, self._edited_line.get(path))
+    def saved(self, path: str, text: TextLines) -> None:
+        """The chunk around the last edit joins the ring: only the lines around it are read."""
+        edited = self._edited_line.get(path)
+        if edited is None:
+            self.ring.add(path, head(text.slice(0, MAX_SIDE_CHARS), self.config.chunk_lines))
+            return
+        chunk, line = lines_around(text, edited, self.config.chunk_lines)
+        self.ring.add(path, chunk, line)
 
     # -- the backend ------------------------------------------------------------------------------------------
 
@@ -182,6 +190,12 @@ class CompletionService:
             self._backend = None
 
     # -- completing ---------------------------------------------------------------------------------------------
+
+    def document(self, key: str, path: str, text: TextLines, line: int, character: int) -> Document:
+        """The request's document as completion needs it: the lines around the cursor, never the whole text."""
+        # One line more below than the suffix takes: `split` ends the suffix with its newline only when more follows.
+        cut = around(text, line, character, self.config.prefix_lines, self.config.suffix_lines + 1)
+        return Document(key, path, cut.text, cut.line, cut.character)
 
     async def complete(self, doc: Document) -> Suggestion:
         """The suggestion at the cursor; a newer call for the same `doc.key` makes this one answer "superseded"."""

@@ -1,9 +1,11 @@
 """`textDocument/inlineCompletion` (LSP 3.18) and `agent/_completion/status` over the completion service.
 
 The service is built from the current settings on first use (and imported only then: httpx is no part of serve's
-start) and rebuilt when they change, so a new `completion.*` applies without a restart. Documents come from pygls's
-workspace (kept by didOpen/didChange); the ring of recent chunks hears about opens, edits and saves from here and from
-server.py's didOpen/didSave handlers.
+start) and rebuilt when they change, so a new `completion.*` applies without a restart. Documents come from the
+workspace's open documents (`documents.py`, kept by didOpen/didChange): a URI the editor did not open gets no
+suggestion and is never read from disk (a FIFO, `/dev/zero`, a file outside the workspace). Only the lines around the
+cursor are taken from a document, so a request costs the same in a 50 MB file as in a small one. The ring of recent
+chunks hears about opens, edits and saves from here and from index_methods.py's didOpen/didSave handlers.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
+
+from .documents import DocumentWorkspace, OpenDocument
 
 if TYPE_CHECKING:
     from ..completion.service import CompletionService
@@ -69,21 +73,25 @@ class CompletionHolder:
         return path.name
 
     def opened(self, uri: str, text: str) -> None:
+        from ..completion.window import MAX_SIDE_CHARS, head
+
         service = self.service()
-        if service is not None:
-            service.opened(self.relative(uri), text)
+        if service is not None:  # the ring takes the file's first lines: only they are cut from the text
+            service.opened(self.relative(uri), head(text[:MAX_SIDE_CHARS], service.config.chunk_lines))
 
     def saved(self, uri: str) -> None:
         service = self.service()
-        doc = self._document(uri)
+        doc = self.document(uri)
         if service is not None and doc is not None:
-            service.saved(self.relative(uri), doc.source)
+            service.saved(self.relative(uri), doc.text_lines)
 
-    def _document(self, uri: str) -> Any:
+    def document(self, uri: str) -> OpenDocument | None:
+        """The document if the editor has it open; nothing is ever read from disk for completion."""
         try:
-            return self.server.workspace.get_text_document(uri)
-        except Exception:
+            workspace = self.server.workspace
+        except RuntimeError:  # not initialized
             return None
+        return workspace.open_document(uri) if isinstance(workspace, DocumentWorkspace) else None
 
 
 _closing: set[Any] = set()
@@ -101,20 +109,14 @@ def _close_later(service: CompletionService) -> None:
 
 
 async def _complete(holder: CompletionHolder, params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList:
-    from ..completion.service import Document
-
+    uri = params.text_document.uri
     service = holder.service()
-    doc = holder._document(params.text_document.uri)
+    doc = holder.document(uri)
     if service is None or doc is None:
         return lsp.InlineCompletionList(items=[])
     position = doc.position_from_client_units(params.position)
-    document = Document(
-        key=params.text_document.uri,
-        path=holder.relative(params.text_document.uri),
-        text=doc.source,
-        line=position.line,
-        character=position.character,
-    )
+    # Cut now, before any await: later edits change the document, not this request's text.
+    document = service.document(uri, holder.relative(uri), doc.text_lines, position.line, position.character)
     suggestion = await service.complete(document)
     if not suggestion.text:
         return lsp.InlineCompletionList(items=[])

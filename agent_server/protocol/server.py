@@ -17,11 +17,13 @@ from pygls.exceptions import JsonRpcInternalError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage, default_converter
 from pygls.protocol.language_server import LanguageServerProtocol
+from pygls.workspace import Workspace
 
 from .. import __version__, wire_trace
 from ..config import Settings
 from ..config_layers import LoadResult
 from ..errors import StoreError
+from .documents import DocumentWorkspace
 from .errors import INVALID_PARAMS, RpcError, to_rpc_error
 from .lsp_client import LspClient
 
@@ -86,6 +88,14 @@ class AgentProtocol(LanguageServerProtocol):
         except Exception as error:
             log.exception("Error sending data")
             self._server._report_server_error(error, JsonRpcInternalError)
+
+    @property
+    def workspace(self) -> Workspace:
+        """pygls's workspace, its documents kept as `documents.OpenDocument`s (no disk reads, no whole-text splits)."""
+        workspace = super().workspace
+        if not isinstance(workspace, DocumentWorkspace):
+            workspace = self._workspace = DocumentWorkspace.like(workspace)
+        return workspace
 
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         # $/cancelRequest on a pending prompt ends the turn with stopReason "cancelled", never an error.
