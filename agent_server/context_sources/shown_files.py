@@ -1,61 +1,68 @@
 """The files a request works on, shown to the model in the prompt (for `agent.edit_format = "files"`).
 
-A model that edits by answering with whole files must see them first, as Aider's added files: the files the
-request names (a path, or a file name that is unique in the workspace), else, in a small workspace, its source
-files, within a token budget. Test files are shown but marked read-only: a lone code block in the answer is never
-taken for a test.
+A model that edits by answering with files must see them first, as Aider's added files. Which ones, best first:
+1. the workspace code a pasted failure goes through (traceback frames, deepest first: `traceback_files.py`);
+2. the files the request names (a path, a file name unique in the workspace);
+3. the modules the named or failing test files import (`imported_modules.py`, flat and `src/` layouts);
+4. those test files, read-only unless the request asks for tests (`request_kind.wants_tests`);
+and only when none of that names any code: the files shown before in the session (a follow-up), else a small
+workspace's source files, code first, documentation and configuration only in a workspace without code. Nothing is
+ever substituted for code that was identified: a README is no stand-in for the module a traceback named.
+A request that is only chat ("Say hello") is shown nothing; `files_prompt.py` renders what is picked.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..context import estimate_text
 from ..errors import SandboxError
 from ..tools.sandbox import read_regular
 from ..turn.edit_blocks import Shown
+from . import request_kind
+from .imported_modules import imported_modules
+from .traceback_files import Frame, frames, is_workspace_file, resolve
 
-MENTION = re.compile(r"[\w./\\-]+\.[A-Za-z0-9]{1,6}\b")
-SOURCE_SUFFIXES = {
-    ".py",
-    ".js",
-    ".ts",
-    ".tsx",
-    ".jsx",
-    ".go",
-    ".rs",
-    ".java",
-    ".rb",
-    ".c",
-    ".h",
-    ".cpp",
-    ".md",
-    ".toml",
-    ".json",
-    ".lua",
-}
+# A path or file name in the request; anchored at the start of a word and bounded, so a long run of characters is
+# never scanned again from each of its positions.
+MENTION = re.compile(r"(?<![\w./\\-])[\w./\\-]{1,400}\.[A-Za-z0-9]{1,6}\b")
+# A name written as code: `snake_case`, `camelCase`, `call(`, or in backticks. Plain words are no definitions to find.
+CODE_NAME = re.compile(
+    r"`(?P<tick>[A-Za-z_]\w*)[`(]|\b(?P<call>[A-Za-z_]\w*)\(|\b(?P<name>[a-z]\w*_\w+|[a-z]+[A-Z]\w*)\b"
+)
+CODE_SUFFIXES = {".py", ".js", ".ts", ".tsx", ".jsx", ".go", ".rs", ".java", ".rb", ".c", ".h", ".cpp", ".lua"}
+OTHER_SUFFIXES = {".md", ".toml", ".json"}  # shown only in a workspace without code
+SOURCE_SUFFIXES = CODE_SUFFIXES | OTHER_SUFFIXES
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".agent-server", "build", "dist", ".mypy_cache"}
-LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".tsx": "tsx", ".go": "go", ".rs": "rust",
-             ".java": "java", ".rb": "ruby", ".c": "c", ".h": "c", ".cpp": "cpp", ".lua": "lua", ".md": "markdown",
-             ".toml": "toml", ".json": "json"}  # fmt: skip
-MAX_BYTES_PER_TOKEN = 8  # a file bigger than this times the budget cannot fit: not read at all
 MAX_SCAN = 400  # a workspace with more files than this is not "small": only named files are shown
+MAX_REQUEST = 200_000  # characters of a request read for paths and frames (a pasted log's start)
+
+
+@dataclass
+class Choice:
+    """The files to show, best first, and what is known about where to look in each."""
+
+    shown: list[Shown] = field(default_factory=list)
+    focus: dict[str, Frame] = field(default_factory=dict)  # per path: lines and names a failure or request names
+    listed: set[str] = field(default_factory=set)  # shown only as a small workspace's sources: none was identified
+    new: list[str] = field(default_factory=list)  # files the request asks to create (not there yet)
 
 
 def is_test(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     return (
         name.startswith("test_")
-        or name.endswith(("_test.py", ".test.ts", ".test.js", ".spec.ts"))
+        or name == "conftest.py"
+        or name.endswith(("_test.py", ".test.ts", ".test.js", ".spec.ts", ".spec.js", "_test.go"))
         or "/tests/" in f"/{path}"
     )
 
 
 def workspace_files(root: Path) -> list[str] | None:
     """The source files of a small workspace, sorted; None past MAX_SCAN of them (not small: only named files are
-    shown). Walked with pruning and stopped early, never the whole tree: this runs at every turn."""
+    shown). Walked with pruning and stopped early, never the whole tree."""
     out: list[str] = []
     for folder, dirs, files in os.walk(root):  # links to folders are not followed
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
@@ -70,69 +77,86 @@ def workspace_files(root: Path) -> list[str] | None:
     return sorted(out)
 
 
-def pick(text: str, root: Path, previous: list[Shown] | None = None) -> list[Shown]:
-    """The files to show for a request: the ones it names, else a small workspace's source files. A request that
-    names only tests ("make tests/test_x.py pass") also gets the code under test: the modules the tests import, else
-    the files shown before in the session (a follow-up), else the small workspace's source files."""
+def choose(text: str, root: Path, previous: list[Shown] | None = None) -> Choice:
+    """The files to show for a request (see the module's docstring), with where to look in each."""
+    text = text[:MAX_REQUEST]
+    edit, tests_editable = (
+        request_kind.wants_edit(text),
+        request_kind.wants_edit(text) and request_kind.wants_tests(text),
+    )
     files = workspace_files(root)
+    failed = frames(text, root)
+    named, new = _mentions(text, root, files, edit)
+    focus = {f.path: f for f in failed}
+    tests = [f.path for f in failed if is_test(f.path)] + [n for n in named if is_test(n)]
+    failing = {f.path: f.names for f in failed if is_test(f.path)}
+    code = [f.path for f in failed if not is_test(f.path)] + [n for n in named if not is_test(n)]
+    for module in imported_modules(list(dict.fromkeys(tests)), root, failing):
+        focus.setdefault(module.path, Frame(module.path)).names |= module.names | module.used
+        (tests if is_test(module.path) else code).append(module.path)
+    words = _code_names(text)
+    for frame in focus.values():
+        frame.names |= words
+    ranked = list(dict.fromkeys(code + tests))
+    fallback: list[str] = []
+    if all(is_test(p) for p in ranked) and not new:  # no code named: the files worked on before, else the sources
+        if not ranked and request_kind.is_chat(text):
+            return Choice()  # "Say hello": nothing to show
+        earlier = [s.path for s in previous or []]
+        fallback = [] if earlier else [f for f in _sources(files or []) if f not in ranked]
+        ranked = list(dict.fromkeys(ranked + (earlier or fallback)))
+    new = [p for p in new if tests_editable or not is_test(p)]
+    shown = [Shown(p, editable=tests_editable or not is_test(p)) for p in ranked + new]
+    return Choice(shown, focus, set(fallback), new)
+
+
+def _mentions(text: str, root: Path, files: list[str] | None, edit: bool) -> tuple[list[str], list[str]]:
+    """The workspace files the request names, and the files it names that are not there yet (to be created, in a
+    request for a change; a path inside the workspace, of a code file, in a folder that exists or none)."""
     by_name: dict[str, list[str]] = {}
     for f in files or []:
         by_name.setdefault(f.rsplit("/", 1)[-1], []).append(f)
     named: list[str] = []
+    new: list[str] = []
     for match in MENTION.findall(text):
-        candidate = match.replace("\\", "/").lstrip("./")
-        if _workspace_file(root, candidate):
-            named.append(candidate)
-        elif len(by_name.get(candidate, [])) == 1:
-            named.append(by_name[candidate][0])
-    sources = [f for f in files or [] if not f.endswith("__init__.py")]
-    if named and all(is_test(f) for f in named):
-        named += _imported_modules(named, root)
-    chosen = named or sources
-    if all(is_test(f) for f in chosen):
-        chosen += [s.path for s in previous or []] or [f for f in sources if not is_test(f)]
-    return [Shown(path, editable=not is_test(path)) for path in dict.fromkeys(chosen)]
+        candidate = match.replace("\\", "/")
+        while candidate.startswith("./"):
+            candidate = candidate[2:]
+        found = resolve(candidate, root)
+        if found is None and len(by_name.get(candidate, [])) == 1:
+            found = by_name[candidate][0]
+        if found is not None:
+            named.append(found)
+        elif edit and _creatable(root, candidate):
+            new.append(candidate)
+    return list(dict.fromkeys(named)), list(dict.fromkeys(new))
 
 
-PY_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<from>[\w.]+)[ \t]+import|import[ \t]+(?P<import>[\w.]+))", re.M)
+def _creatable(root: Path, relative: str) -> bool:
+    path = Path(relative)
+    if path.is_absolute() or ".." in path.parts or path.suffix not in CODE_SUFFIXES or path.name.startswith("."):
+        return False
+    folder = (root / path).parent
+    try:
+        return not (root / path).exists() and folder.is_dir() and folder.resolve().is_relative_to(root.resolve())
+    except OSError:
+        return False
 
 
-def _imported_modules(paths: list[str], root: Path) -> list[str]:
-    """The workspace's Python modules that the files at `paths` import (absolute imports only)."""
-    out: list[str] = []
-    for path in paths:
-        if not path.endswith(".py"):
-            continue
-        try:
-            text = read_regular(root / path, 1_000_000).decode("utf-8", "replace")
-        except (OSError, SandboxError):
-            continue
-        for match in PY_IMPORT.finditer(text):
-            module = (match.group("from") or match.group("import")).replace(".", "/")
-            out += [c for c in (f"{module}.py", f"{module}/__init__.py") if _workspace_file(root, c)]
+def _sources(files: list[str]) -> list[str]:
+    """A small workspace's files, when the request names none: its code (tests last); documentation and
+    configuration only where there is no code (a README pasted back is no fix)."""
+    code = [f for f in files if Path(f).suffix in CODE_SUFFIXES and not f.endswith("__init__.py")]
+    if not code:
+        return [f for f in files if Path(f).suffix in OTHER_SUFFIXES]
+    return sorted(code, key=is_test)
+
+
+def _code_names(text: str) -> set[str]:
+    out: set[str] = set()
+    for match in CODE_NAME.finditer(text):
+        out.add(match.group("tick") or match.group("call") or match.group("name"))
     return out
-
-
-def _workspace_file(root: Path, relative: str) -> bool:
-    """A regular file inside the workspace (not a link, not outside it however the path is spelled)."""
-    full = root / relative
-    return full.is_file() and not full.is_symlink() and full.resolve().is_relative_to(root.resolve())
-
-
-EDIT_WORDS = re.compile(
-    r"\b(fix|implement|write|change|add|make|create|update|refactor|rename|remove|delete|solve|complete|edit|"
-    r"replace|convert|rewrite|correct|improve)\w*",
-    re.I,
-)
-
-
-REMOVAL = re.compile(r"\b(remov|delet|drop|strip|get rid|eliminat|clean ?up|trim|prun)\w*", re.I)
-
-
-def wants_removal(text: str) -> bool:
-    """A request to take something out: a whole-file answer shorter than the file is then the change itself, not an
-    excerpt of it to merge."""
-    return bool(REMOVAL.search(text))
 
 
 def current_text(shown: list[Shown], root: Path, limit: int = 2_000_000) -> dict[str, str]:
@@ -146,47 +170,4 @@ def current_text(shown: list[Shown], root: Path, limit: int = 2_000_000) -> dict
     return out
 
 
-QUESTION = re.compile(r"^\W*(what|why|how|where|which|who|when|explain|describe|summari[sz]e|tell|show)\b", re.I)
-
-
-def wants_edit(text: str) -> bool:
-    """A request that asks for a change: the answer must be the changed file. A question gets an answer instead:
-    told to reply with a file, a small model copies the file back instead of answering."""
-    if EDIT_WORDS.search(text):
-        return True
-    return not ("?" in text or QUESTION.search(text))
-
-
-def render(shown: list[Shown], root: Path, budget_tokens: int, edit: bool = True) -> tuple[str, list[Shown]]:
-    """The files as fenced blocks after their paths, editable ones first, within the budget; what was shown."""
-    parts: list[str] = []
-    kept: list[Shown] = []
-    used = 0
-    for item in sorted(shown, key=lambda s: not s.editable):
-        try:  # a regular file within the budget only: a FIFO, a device or a huge file named in a request is skipped
-            text = read_regular(root / item.path, budget_tokens * MAX_BYTES_PER_TOKEN).decode("utf-8", "replace")
-        except (OSError, SandboxError):
-            continue
-        fence = "```" + LANGUAGES.get(Path(item.path).suffix, "")
-        block = f"{item.path}\n{fence}\n{text}{'' if text.endswith(chr(10)) or not text else chr(10)}```"
-        cost = estimate_text(block)
-        if used + cost > budget_tokens:
-            continue
-        parts.append(block)
-        kept.append(item)
-        used += cost
-    if not parts:
-        return "", []
-    ask = _ask(kept) if edit else "Answer the request below from these files, in words; change no file."
-    return "The files:\n\n" + "\n\n".join(parts) + "\n\n" + ask, kept
-
-
-def _ask(kept: list[Shown]) -> str:
-    """What to answer, naming the files: a small model copies whichever block it saw last unless told which one."""
-    editable = [s.path for s in kept if s.editable]
-    fixed = [s.path for s in kept if not s.editable]
-    if len(editable) == 1:
-        ask = f"Reply with the whole new content of {editable[0]} in one fenced code block, after its path."
-    else:
-        ask = "Reply with the whole new content of each file you change in one fenced code block, after its path."
-    return ask + (f" Do not change {', '.join(fixed)}." if fixed else "")
+__all__ = ["Choice", "choose", "current_text", "is_test", "is_workspace_file", "workspace_files"]

@@ -3,13 +3,14 @@ request's files shown in the user's message, as the model needs them to answer w
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import sqlite3
 from typing import Protocol
 
 from ..agents import modes
-from ..context_sources import shown_files
+from ..context_sources import files_prompt
 from ..errors import AgentServerError, StoreError
 from ..llm.base import ModelInfo, Provider
 from ..turn.client import AgentClient
@@ -65,12 +66,14 @@ async def with_edit_format(
         return shaped, content
     window = (info.context_length if info and info.context_length else None) or settings.llm.context_length or 8192
     budget = agent.files_tokens or int(window * FILES_SHARE)
-    # A follow-up ("the tests failed: ...") still works on the files shown before.
-    chosen = shown_files.pick(text, session.cwd, session.shown_files)
-    edit = session.files_edit = shown_files.wants_edit(text)
-    session.files_remove = shown_files.wants_removal(text)
-    block, session.shown_files = shown_files.render(chosen, session.cwd, budget, edit)
-    if not block:
+    # A follow-up ("the tests failed: ...") still works on the files shown before. Files are read and parsed there:
+    # off the event loop.
+    shown = await asyncio.to_thread(files_prompt.show, text, session.cwd, session.shown_files, budget)
+    session.files_edit, session.files_remove, session.shown_files = shown.edit, shown.remove, shown.shown
+    if shown.max_tokens and not settings.llm.max_tokens:  # the answer asked for, not a re-typed module
+        llm = settings.llm.model_copy(update={"max_tokens": shown.max_tokens})
+        shaped = dataclasses.replace(shaped, settings=settings.model_copy(update={"llm": llm}))
+    if not shown.text:
         return shaped, content
     # A change request reads best before the files; a question after them (a small model answers what it read last).
-    return shaped, f"{content}\n\n{block}" if edit else f"{block}\n\n{content}"
+    return shaped, f"{content}\n\n{shown.text}" if shown.edit else f"{shown.text}\n\n{content}"

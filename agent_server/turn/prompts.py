@@ -22,13 +22,36 @@ Use your tools to read, search and change files and run commands; paths are rela
 Do the work instead of describing it; long results come in pages (ask for the next one only if you need it).
 When done, answer with a short summary."""
 
-# agent.edit_format = "files": the model sees the files and answers with them (turn/edit_blocks.py reads it).
+# agent.edit_format = "files": the model sees the files and answers with them (turn/edit_blocks.py reads it). The
+# same bytes for every request of a session (the server's cache survives): what each request wants (whole files or
+# search/replace blocks, which files are read-only) is said next to its files (FILES_* below).
 FILES_FORMAT = """
 To change a file, answer with its path on its own line, then the whole new content of the file in one fenced code
-block. Change only what the request needs; keep everything else in the file as it is. Never change test files."""
+block. For a long file, or one shown in part, answer instead with search/replace blocks after its path:
+<<<<<<< SEARCH
+the lines as they are now, copied exactly
+=======
+the lines as they should be
+>>>>>>> REPLACE
+Change only what the request needs; keep everything else as it is. Change test files only when asked for tests."""
 FILES_NUDGE = (
-    "Answer with the changed file: its path on its own line, then its whole new content in one fenced code block."
+    "Answer with the change: the file's path on its own line, then its whole new content in one fenced code block "
+    "(or, for a long file, search/replace blocks)."
 )
+# What a request in the files format asks for, by the files shown (context_sources/files_prompt.py fills them in).
+FILES_WHOLE_ONE = "Reply with the whole new content of {path} in one fenced code block, after its path."
+FILES_WHOLE_MANY = "Reply with the whole new content of each file you change in one fenced code block, after its path."
+FILES_SEARCH_REPLACE = (
+    "{paths} {are} too long to send back whole: reply with search/replace blocks, not the whole file, each after "
+    "the file's path:\n<<<<<<< SEARCH\n(a few lines copied exactly as they are now)\n=======\n(those lines as they "
+    "should be)\n>>>>>>> REPLACE"
+)
+FILES_NEW = "To create {paths}, reply with the path on its own line, then the whole content in one fenced code block."
+FILES_READ_ONLY = "Do not change {paths}."
+FILES_QUESTION = "Answer the request below from these files, in words; change no file."
+FILES_IN_PART = "{path} ({total} lines) is too long to show whole: shown in part, lines {spans}; the rest is left out."
+FILES_NOT_SHOWN = "Not shown: {items}."
+
 # The lean prompt (agent.lean_prompt): for small windows and slow local servers, where every token of the fixed
 # prompt is read again at each cold start. The rules the full prompt spells out come back as nudges when the model
 # needs them (DEFLECTION_NUDGE, CONTINUE_NUDGE) and in the tools' errors.
