@@ -1,4 +1,4 @@
-"""`agent-server serve | acp | chat | doctor | index | search | sessions | permissions`."""
+"""`agent-server serve | acp | chat | doctor | index | search | sessions | permissions | memory`."""
 
 from __future__ import annotations
 
@@ -309,13 +309,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_llm_flags(p)
     p.set_defaults(func=cmd_doctor)
 
-    from . import permissions_cli
+    from . import memory_cli, permissions_cli
     from .agents import cli as agents_cli
     from .checkpoints import cli as checkpoints_cli
     from .index import cli as index_cli
     from .store import cli as store_cli
 
-    for module in (index_cli, store_cli, permissions_cli, checkpoints_cli, agents_cli):
+    for module in (index_cli, store_cli, permissions_cli, checkpoints_cli, agents_cli, memory_cli):
         module.register(sub)
     return parser
 
@@ -328,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        offline = ("index", "search", "sessions", "permissions", "checkpoints", "agents")
+        offline = ("index", "search", "sessions", "permissions", "checkpoints", "agents", "memory")
         if "settings" not in vars(args) and args.command in offline:
             args.settings = _load(args, Path(getattr(args, "workspace", None) or ".").resolve())
         status: int = func(args) or 0

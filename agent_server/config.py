@@ -293,6 +293,20 @@ class LogConfig(Section):
     file: str | None = None
 
 
+class MemoryConfig(Section):
+    enabled: bool = False
+    """Notes kept across sessions (docs/memory-and-skills.md): your memory file in every workspace, the workspace's
+    `.agent-server/memory.md` only in a trusted one. Turned on by a workspace's `.agent-server.toml`: needs trust."""
+    tokens: int = Field(default=800, ge=0, le=100_000)
+    """The notes' share of the prompt (at most a sixteenth of the window); the newest and most relevant first."""
+
+
+class SkillsConfig(Section):
+    tokens: int = Field(default=500, ge=0, le=100_000)
+    """The skill list's share of the prompt (name and one line each; at most a sixteenth of the window); 0: no
+    skills in the prompt and no `load_skill` tool (`/skill-name` still works)."""
+
+
 class Settings(Section):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
@@ -307,6 +321,8 @@ class Settings(Section):
     """Programs run around tool calls (`[[hooks.PreToolUse]]`, `PostToolUse`, `Stop`); a workspace's need trust."""
     mcp_servers: dict[str, dict[str, Any]] = Field(default_factory=dict)
     """The common `mcpServers` object: {"name": {"command", "args", "env", "cwd"} | {"url", "headers"}}."""
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
+    skills: SkillsConfig = Field(default_factory=SkillsConfig)
 
     @field_validator("mcp_servers")
     @classmethod

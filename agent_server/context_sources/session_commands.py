@@ -11,6 +11,8 @@ from typing import Any
 from .. import acp
 from ..errors import InvalidParamsError
 from .commands import CustomCommand, Invocation, discover_commands, expand, split_invocation
+from .memory_command import COMMAND as REMEMBER
+from .skill_commands import SkillCommand, skill_commands, skill_prompt
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +22,9 @@ async def session_commands(root: Path, mcp: Any, user_dir: Path | None = None) -
     found, problems = await asyncio.to_thread(discover_commands, root, user_dir)
     for problem in problems:
         log.warning("command file skipped: %s", problem)
+    for skill in await asyncio.to_thread(skill_commands, root):  # `/name` loads a skill
+        found.setdefault(skill.name, skill)
+    found[REMEMBER.name] = REMEMBER  # answered by the server itself (memory_command.py)
     if mcp is not None:
         from ..tools.mcp.prompts import list_prompt_commands
 
@@ -43,8 +48,8 @@ async def invoke(
     name, arguments = parsed
     commands = {c.name: c for c in await session_commands(root, mcp, user_dir)}
     command = commands.get(name)
-    if command is None:
-        return blocks, None  # an unknown `/word` is ordinary text
+    if command is None or command is REMEMBER:
+        return blocks, None  # an unknown `/word` is ordinary text; `/remember` is the service's (memory_command.py)
     if command.mcp is not None:
         from ..tools.mcp.prompts import get_prompt_text
 
@@ -52,6 +57,8 @@ async def invoke(
             text = await get_prompt_text(mcp, command, arguments)
         except Exception as exc:
             raise InvalidParamsError(f"/{name}: the MCP prompt failed: {exc}") from None
+    elif isinstance(command, SkillCommand):
+        text = await asyncio.to_thread(skill_prompt, command, arguments)
     else:
         text = expand(command.body, arguments)
     out = list(blocks)

@@ -14,6 +14,7 @@ from ..checkpoints.hook import checkpoint_hook
 from ..config import Settings
 from ..context_sources import shown_files
 from ..context_sources.rules_prompt import RulesCache
+from ..context_sources.session_recall import recall_for_turn
 from ..context_sources.session_rules import meter_meta, rules_for_turn
 from ..hooks import Hooks
 from ..hooks.runner import chain
@@ -94,7 +95,18 @@ async def run_profiled_turn(
     rules, scoped = await rules_for_turn(
         service.rules, session.cwd, settings, info, service.store.path, lambda: session.history
     )
-    extra = shaped.system_extra + rules.text
+    policy = PermissionPolicy(settings.tools, service.store, session.approvals)
+    # Skills (names and one line each) and memory notes follow the rules; both are empty unless there are some.
+    recall = await recall_for_turn(
+        session.cwd,
+        settings,
+        info,
+        rules.trusted,
+        lambda: session.history,
+        profile.offers,
+        lambda path: policy.read_refusal(path, session.cwd),
+    )
+    extra = shaped.system_extra + rules.text + recall.text
     system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt) + extra
 
     def fresh_context(history: Persist = persist) -> ContextStep:
@@ -112,7 +124,7 @@ async def run_profiled_turn(
         model=shaped.model or model,
         settings=settings,
         tools=service.tools_for(session, profile),
-        policy=PermissionPolicy(settings.tools, service.store, session.approvals),
+        policy=policy,
         context=fresh_context(),
         record=record,
         relay=relay,
@@ -120,6 +132,8 @@ async def run_profiled_turn(
         recover_calls=_recovery(settings, session),
         checkpoint=checkpoint_hook(checkpoints, session, turn_message_id, text) if checkpoints else None,
     )
+    for tool in recall.tools:  # load_skill, remember: only when there are skills / memory is on
+        turn.tools.register(tool, replace=True)
     turn.watch_edit = edit_watcher(turn)
     hooks = Hooks(settings.hooks, session.cwd, session.id, lambda text: client.log("warning", text))
     if hooks.active:

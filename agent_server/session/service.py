@@ -20,6 +20,7 @@ from ..context_sources import auto_context, images, mcp_mentions
 from ..context_sources.commands import Invocation
 from ..context_sources.content import display_text, prompt_text
 from ..context_sources.hot_context import with_hot_context
+from ..context_sources.memory_command import remember_command
 from ..context_sources.rules_prompt import RulesCache
 from ..context_sources.session_commands import invoke, session_commands
 from ..errors import InvalidParamsError, LLMError, LLMHTTPError, SessionNotFoundError, StateError
@@ -314,6 +315,9 @@ class AgentService:
         async def start() -> acp.StopReason:
             # A leading `/command` (a prompt file or an MCP prompt) becomes its text, and `@server:uri` mentions
             # their content; the user still sees what they typed. Inside the task: the session is busy meanwhile.
+            if (said := await remember_command(blocks, session.cwd, self.settings, self.store.path)) is not None:
+                await client.session_update(session.id, acp.AgentMessageChunk(content=acp.TextContent(text=said)))
+                return "end_turn"  # `/remember`: the server keeps the note itself, no model turn
             expanded, invocation = await invoke(blocks, session.cwd, session.mcp)
             expanded = await mcp_mentions.resolve(expanded, session.mcp)
             text = prompt_text(expanded, session.roots)
