@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,12 +18,15 @@ from .skill_commands import SkillCommand, skill_commands, skill_prompt
 log = logging.getLogger(__name__)
 
 
-async def session_commands(root: Path, mcp: Any, user_dir: Path | None = None) -> list[CustomCommand]:
-    """Files first, then MCP prompts (a file command keeps its name if a prompt has the same one)."""
-    found, problems = await asyncio.to_thread(discover_commands, root, user_dir)
+async def session_commands(
+    root: Path, mcp: Any, user_dir: Path | None = None, refuse: Callable[[Path], str | None] | None = None
+) -> list[CustomCommand]:
+    """Files first, then MCP prompts (a file command keeps its name if a prompt has the same one); `refuse` keeps
+    out a workspace file the user's deny rules cover (commands.py)."""
+    found, problems = await asyncio.to_thread(discover_commands, root, user_dir, refuse)
     for problem in problems:
         log.warning("command file skipped: %s", problem)
-    for skill in await asyncio.to_thread(skill_commands, root):  # `/name` loads a skill
+    for skill in await asyncio.to_thread(skill_commands, root, refuse):  # `/name` loads a skill
         found.setdefault(skill.name, skill)
     found[REMEMBER.name] = REMEMBER  # answered by the server itself (memory_command.py)
     if mcp is not None:
@@ -34,7 +38,11 @@ async def session_commands(root: Path, mcp: Any, user_dir: Path | None = None) -
 
 
 async def invoke(
-    blocks: list[acp.ContentBlock], root: Path, mcp: Any, user_dir: Path | None = None
+    blocks: list[acp.ContentBlock],
+    root: Path,
+    mcp: Any,
+    user_dir: Path | None = None,
+    refuse: Callable[[Path], str | None] | None = None,
 ) -> tuple[list[acp.ContentBlock], Invocation | None]:
     """The prompt with its leading `/command args` expanded; unchanged (and None) for anything else."""
     index = next((i for i, b in enumerate(blocks) if isinstance(b, acp.TextContent)), None)
@@ -46,7 +54,7 @@ async def invoke(
     if parsed is None:
         return blocks, None
     name, arguments = parsed
-    commands = {c.name: c for c in await session_commands(root, mcp, user_dir)}
+    commands = {c.name: c for c in await session_commands(root, mcp, user_dir, refuse)}
     command = commands.get(name)
     if command is None or command is REMEMBER:
         return blocks, None  # an unknown `/word` is ordinary text; `/remember` is the service's (memory_command.py)

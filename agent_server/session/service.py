@@ -315,11 +315,14 @@ class AgentService:
         async def start() -> acp.StopReason:
             # A leading `/command` (a prompt file or an MCP prompt) becomes its text, and `@server:uri` mentions
             # their content; the user still sees what they typed. Inside the task: the session is busy meanwhile.
+            def refuse(path: Path | str) -> str | None:  # a read_file deny rule keeps a file out of these too
+                return self.policy.read_refusal(path, session.cwd)
+
             if (said := await remember_command(blocks, session.cwd, self.settings, self.store.path)) is not None:
                 await client.session_update(session.id, acp.AgentMessageChunk(content=acp.TextContent(text=said)))
                 return "end_turn"  # `/remember`: the server keeps the note itself, no model turn
-            expanded, invocation = await invoke(blocks, session.cwd, session.mcp)
-            expanded = await mcp_mentions.resolve(expanded, session.mcp)
+            expanded, invocation = await invoke(blocks, session.cwd, session.mcp, refuse=refuse)
+            expanded = await mcp_mentions.resolve(expanded, session.mcp, refuse=refuse)
             text = prompt_text(expanded, session.roots)
             text, sent = await images.attach(text, pictures, self.settings.llm, self.provider, client, session.id)
             return await self._turn(session, text, client, shown, invocation, sent)
