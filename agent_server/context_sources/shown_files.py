@@ -38,6 +38,7 @@ SOURCE_SUFFIXES = CODE_SUFFIXES | OTHER_SUFFIXES
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".agent-server", "build", "dist", ".mypy_cache"}
 MAX_SCAN = 400  # a workspace with more files than this is not "small": only named files are shown
 MAX_REQUEST = 200_000  # characters of a request read for paths and frames (a pasted log's start)
+MAX_NAMES = 200
 
 
 @dataclass
@@ -94,9 +95,6 @@ def choose(text: str, root: Path, previous: list[Shown] | None = None) -> Choice
     for module in imported_modules(list(dict.fromkeys(tests)), root, failing):
         focus.setdefault(module.path, Frame(module.path)).names |= module.names | module.used
         (tests if is_test(module.path) else code).append(module.path)
-    words = _code_names(text)
-    for frame in focus.values():
-        frame.names |= words
     ranked = list(dict.fromkeys(code + tests))
     fallback: list[str] = []
     if all(is_test(p) for p in ranked) and not new:  # no code named: the files worked on before, else the sources
@@ -105,6 +103,9 @@ def choose(text: str, root: Path, previous: list[Shown] | None = None) -> Choice
         earlier = [s.path for s in previous or []]
         fallback = [] if earlier else [f for f in _sources(files or []) if f not in ranked]
         ranked = list(dict.fromkeys(ranked + (earlier or fallback)))
+    words = _code_names(text)  # the names the request writes as code: where to look in a long file it names
+    for path in ranked:
+        focus.setdefault(path, Frame(path)).names |= words
     new = [p for p in new if tests_editable or not is_test(p)]
     shown = [Shown(p, editable=tests_editable or not is_test(p)) for p in ranked + new]
     return Choice(shown, focus, set(fallback), new)
@@ -136,6 +137,8 @@ def _creatable(root: Path, relative: str) -> bool:
     path = Path(relative)
     if path.is_absolute() or ".." in path.parts or path.suffix not in CODE_SUFFIXES or path.name.startswith("."):
         return False
+    if path.suffix == ".js" and relative[0].isupper() and "/" not in relative:
+        return False  # Node.js, Vue.js: a library's name, not a file to create
     folder = (root / path).parent
     try:
         return not (root / path).exists() and folder.is_dir() and folder.resolve().is_relative_to(root.resolve())
@@ -153,9 +156,12 @@ def _sources(files: list[str]) -> list[str]:
 
 
 def _code_names(text: str) -> set[str]:
+    """The names the request writes as code, the first MAX_NAMES of them (a pasted log holds thousands)."""
     out: set[str] = set()
     for match in CODE_NAME.finditer(text):
         out.add(match.group("tick") or match.group("call") or match.group("name"))
+        if len(out) >= MAX_NAMES:
+            break
     return out
 
 
