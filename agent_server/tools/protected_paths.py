@@ -25,7 +25,8 @@ PROTECTED_DIRS = frozenset(
         ".husky",  # git hooks through npm
         ".agent-server",  # this agent's profiles, custom commands and hooks
         ".githooks",
-        ".claude",  # another agent's settings and hooks
+        ".claude",  # another agent's settings and hooks (and skills)
+        ".agents",  # skills (SKILL.md) this agent follows when loaded: a planted one steers every later session
         ".cursor",
     }
 )

@@ -33,7 +33,8 @@ def ws(tmp_path: Path) -> Path:
     [".git/config", ".GIT/config", "sub/.git/hooks/pre-commit", ".git", ".gitattributes", "sub/.gitattributes",
      ".gitmodules", ".vscode/tasks.json", "settings/tasks.json", "hooks/pre-push", ".envrc", ".agent-server.toml",
      ".agent-server/agents/plan.md", ".agent-server/commands/x.md", ".idea/workspace.xml", "team.code-workspace",
-     "./.git/../.git/config", ".devcontainer/devcontainer.json", ".nvim.lua"],
+     "./.git/../.git/config", ".devcontainer/devcontainer.json", ".nvim.lua", ".agents/skills/pdf/SKILL.md",
+     ".claude/skills/x/SKILL.md"],
 )  # fmt: skip
 def test_writes_to_program_settings_ask_under_a_blanket_allow(ws: Path, path: str) -> None:
     policy = _allow_everything()
