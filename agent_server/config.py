@@ -14,7 +14,6 @@ import json
 import logging
 import os
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -126,6 +125,9 @@ class AgentConfig(Section):
     no_tool_reminders: int = Field(default=2, ge=0, le=5)
     recover_text_tool_calls: bool = True
     """Tool calls a model writes as text (JSON, tags) run as calls; off only to measure what it does."""
+    max_text_calls: int = Field(default=20, ge=1, le=200)
+    """At most this many calls read from one answer's text run (tool calls written as text, the edit blocks of the
+    `files` format); the rest are not applied, and the model is told so in the next request."""
     repetition_guard: bool = True
     """A streamed answer that repeats one span is cut (`max_tokens`) instead of running to the token limit."""
     reduced_tools: bool = True
@@ -377,15 +379,6 @@ def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def user_config_path() -> Path:
     return Path(platformdirs.user_config_dir("agent-server")) / "config.toml"
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    try:
-        return normalize_keys(tomllib.loads(path.read_text(encoding="utf-8")))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(path), f"not valid TOML: {exc}") from exc
 
 
 def from_env(environ: dict[str, str] | None = None, names: dict[str, str] | None = None) -> dict[str, Any]:

@@ -100,11 +100,6 @@ class CheckpointTable:
         with self.db.read() as conn:
             return [_row(r) for r in conn.execute(query + " ORDER BY created_at, rowid", params)]
 
-    def all_refs(self) -> set[str]:
-        with self.db.read() as conn:
-            rows = conn.execute("SELECT before_ref, after_ref FROM checkpoints WHERE kind = 'git'").fetchall()
-        return {ref for r in rows for ref in (r["before_ref"], r["after_ref"]) if ref}
-
     def set_after(self, checkpoint_id: str, after_ref: str | None) -> None:
         with self.db.write() as conn:
             conn.execute("UPDATE checkpoints SET after_ref = ? WHERE id = ?", (after_ref, checkpoint_id))

@@ -128,14 +128,6 @@ def build(name: str, base_url: str, llm: LLMConfig) -> Provider:
     return factory(base_url, llm)
 
 
-def create_provider(settings: Settings) -> Provider:
-    """The configured endpoint (no auto-detection), wrapped in retries and the fallback chain."""
-    llm = settings.llm
-    url = llm.base_url or DEFAULT_URLS.get(llm.provider or "ollama", OLLAMA_URL)
-    name = llm.provider or guess_provider(url)
-    return wrap(build(name, url, llm), llm.model or "", llm)
-
-
 def wrap(primary: Provider, model: str, llm: LLMConfig) -> Provider:
     chain: list[tuple[Provider, str]] = [(RetryingProvider(primary, tries=llm.retries), model)]
     for fb in llm.fallbacks:

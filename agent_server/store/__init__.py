@@ -1,4 +1,4 @@
-"""The SQLite store: sessions, messages, summaries, permission decisions, capability cache."""
+"""The SQLite store: sessions, messages, permission decisions, capability cache."""
 
 from .records import Decision, SessionRecord
 from .sessions import Store, derive_title

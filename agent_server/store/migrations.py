@@ -190,6 +190,12 @@ def m009_measured_formats(conn: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m010_drop_summaries(conn: sqlite3.Connection) -> None:
+    # Session summaries live in the compacted history (history_entries); this table was never read.
+    conn.execute("DROP TABLE IF EXISTS summaries")
+
+
 def applied(db: Database) -> list[str]:
     with db.read() as conn:
         return [row["name"] for row in conn.execute("SELECT name FROM _migrations ORDER BY rowid")]

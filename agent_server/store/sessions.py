@@ -1,4 +1,4 @@
-"""The session store: sessions, their messages (transcript and model-facing history), summaries, permission
+"""The session store: sessions, their messages (transcript and model-facing history), permission
 decisions and the model capability cache, in one SQLite file. Synchronous and thread-safe."""
 
 from __future__ import annotations
@@ -116,11 +116,6 @@ class Store:
             if cur.rowcount == 0:
                 raise SessionNotFoundError(session_id)
 
-    def set_model(self, session_id: str, model: str) -> None:
-        with self.db.write() as conn:
-            if conn.execute("UPDATE sessions SET model = ? WHERE id = ?", (model, session_id)).rowcount == 0:
-                raise SessionNotFoundError(session_id)
-
     def set_mode(self, session_id: str, mode: str) -> None:
         with self.db.write() as conn:
             if conn.execute("UPDATE sessions SET mode = ? WHERE id = ?", (mode, session_id)).rowcount == 0:
@@ -215,7 +210,7 @@ class Store:
 
     def cut_from(self, session_id: str, message_id: int) -> int:
         """Forget message `message_id` and everything after it (a checkpoint restore that also rewinds the
-        conversation). A compacted history or summary that covers removed messages is dropped too, so nothing
+        conversation). A compacted history that covers removed messages is dropped too, so nothing
         removed can reach the model again; returns how many messages were removed."""
         with self.db.write() as conn:
             base = self._require(conn, session_id)["history_base"] or 0
@@ -225,7 +220,6 @@ class Store:
             if base >= message_id:
                 conn.execute("DELETE FROM history_entries WHERE session_id = ?", (session_id,))
                 conn.execute("UPDATE sessions SET history_base = 0 WHERE id = ?", (session_id,))
-            conn.execute("DELETE FROM summaries WHERE session_id = ? AND covers_until >= ?", (session_id, message_id))
             conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id))
             # A title taken from a prompt that is gone would name what was removed: take it from the first left.
             users = conn.execute(
@@ -238,25 +232,6 @@ class Store:
                 (derive_title(typed) if typed else None, session_id),
             )
         return int(removed)
-
-    # --- summaries --------------------------------------------------------------------------------------
-
-    def add_summary(self, session_id: str, text: str, covers_until: int) -> None:
-        """Record a session summary covering messages up to id `covers_until`."""
-        with self.db.write() as conn:
-            self._require(conn, session_id)
-            conn.execute(
-                "INSERT INTO summaries (session_id, text, covers_until, created_at) VALUES (?, ?, ?, ?)",
-                (session_id, text, covers_until, time.time()),
-            )
-
-    def latest_summary(self, session_id: str) -> str | None:
-        with self.db.read() as conn:
-            self._require(conn, session_id)
-            row = conn.execute(
-                "SELECT text FROM summaries WHERE session_id = ? ORDER BY id DESC LIMIT 1", (session_id,)
-            ).fetchone()
-        return None if row is None else str(row["text"])
 
     # --- permission decisions (the DecisionStore protocol) ----------------------------------------------
 

@@ -14,7 +14,6 @@ from .command import make_run_command
 from .editing import edit_file, write_file
 from .planning import ask_question, task_completion, update_plan
 from .reading import list_directory, read_file
-from .registry import ToolRegistry
 from .sandbox import resolve
 from .search import find_files, search_text
 from .web_fetch import host_of
@@ -282,9 +281,3 @@ def builtin_tools(config: ToolsConfig | Settings | None = None) -> list[Tool]:
             title=lambda a: "Task complete",
         ),
     ]
-
-
-def default_registry(config: ToolsConfig | Settings | None = None) -> ToolRegistry:
-    """A registry holding every built-in tool, with the configured result limit."""
-    cfg = _tools_config(config)
-    return ToolRegistry(builtin_tools(cfg), result_limit=cfg.result_limit)

@@ -133,14 +133,6 @@ def read_regular(path: Path | str, limit: int, *, truncate: bool = False) -> byt
     return data
 
 
-def is_regular(path: Path | str) -> bool:
-    """A regular file after links (never a FIFO or a device), without opening it."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
 def open_regular(path: Path | str) -> BinaryIO:
     """`path` opened for reading if it is a regular file (after links); NotRegularFileError otherwise. Never blocks
     on a FIFO (O_NONBLOCK, then the type is checked on the descriptor itself)."""

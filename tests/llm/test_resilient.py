@@ -13,7 +13,7 @@ from agent_server.llm.base import ModelInfo
 from agent_server.llm.capabilities import MemoryCapabilityCache, discover
 from agent_server.llm.ollama import OllamaProvider
 from agent_server.llm.openai_compat import OpenAIProvider
-from agent_server.llm.registry import autodetect, create_provider, open_provider, resolve_endpoint
+from agent_server.llm.registry import autodetect, open_provider, resolve_endpoint
 from agent_server.llm.resilient import FallbackProvider, RetryingProvider
 from tests.fakes.fake_llm import Delay, FakeLLMServer, FakeModel, Reply, StreamError, Text
 from tests.llm.helpers import request, run
@@ -127,17 +127,15 @@ async def test_resolve_endpoint_names_both_urls_when_nothing_answers() -> None:
     assert "127.0.0.1:9" in str(info.value) and "127.0.0.1:7" in str(info.value)
 
 
-async def test_create_and_open_provider_from_settings(fake_llm: FakeLLMServer) -> None:
+async def test_open_provider_from_settings(fake_llm: FakeLLMServer) -> None:
     fake_llm.models = [FakeModel("qwen3:8b", context_length=40960)]
     settings = build(
         {"llm": {"provider": "ollama", "baseUrl": fake_llm.url, "model": "qwen3:8b", "fallbacks": [{"model": "tiny"}]}}
     )
-    provider = create_provider(settings)
-    assert isinstance(provider, FallbackProvider) and provider.name == "ollama"
     opened, model, info = await open_provider(settings, MemoryCapabilityCache())
+    assert isinstance(opened, FallbackProvider) and opened.name == "ollama"
     assert model == "qwen3:8b" and info is not None and info.context_length == 40960 and info.supports_tools
     assert (await run(opened)).text == "ok"
-    await provider.aclose()
     await opened.aclose()
 
 

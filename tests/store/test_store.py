@@ -70,7 +70,6 @@ def test_unknown_session_is_a_clear_error(store: Store) -> None:
         lambda: store.transcript("nope"),
         lambda: store.delete_session("nope"),
         lambda: store.set_title("nope", "t"),
-        lambda: store.latest_summary("nope"),
     ):
         with pytest.raises(SessionNotFoundError, match="nope"):
             call()
@@ -145,13 +144,11 @@ def test_list_sessions_newest_updated_first_and_filtered_by_cwd(store: Store) ->
 def test_delete_session_removes_its_messages(store: Store, tmp_path: Path) -> None:
     sid = store.create_session("/w").id
     store.append_message(sid, Message("user", "hello"))
-    store.add_summary(sid, "sum", 1)
     store.delete_session(sid)
     with pytest.raises(SessionNotFoundError):
         store.get_session(sid)
     conn = sqlite3.connect(store.path)
     assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 0
-    assert conn.execute("SELECT count(*) FROM summaries").fetchone()[0] == 0
 
 
 def test_replace_history_keeps_transcript_and_later_appends(store: Store) -> None:
@@ -169,14 +166,6 @@ def test_replace_history_keeps_transcript_and_later_appends(store: Store) -> Non
     store.replace_history(sid, [later])
     assert store.load_messages(sid) == [later]
     assert len(store.transcript(sid)) == 7
-
-
-def test_summaries(store: Store) -> None:
-    sid = store.create_session("/w").id
-    assert store.latest_summary(sid) is None
-    store.add_summary(sid, "first", 3)
-    store.add_summary(sid, "second", 9)
-    assert store.latest_summary(sid) == "second"
 
 
 def test_permission_decisions(store: Store) -> None:

@@ -15,7 +15,7 @@ from agent_server.tools.permissions import (
     command_pattern,
     permission_options,
 )
-from agent_server.tools.shell_segments import UnbalancedCommandError, split_segments
+from agent_server.tools.shell_parse import PARSE_ERROR, parse_command
 
 TOOLS = {t.name: t for t in builtin_tools()}
 WS = Path("/work/project")
@@ -156,12 +156,14 @@ def test_command_pattern(segment: str, pattern: str) -> None:
     assert command_pattern(segment) == pattern
 
 
-def test_split_segments() -> None:
-    assert split_segments("a && b || c; d | e |& f & g\nh") == ["a", "b", "c", "d", "e", "f", "g", "h"]
-    assert split_segments("echo $(rm -rf x) | wc -l") == ["rm -rf x", "echo $(rm -rf x)", "wc -l"]
-    assert split_segments("(cd sub && make) ; { a; b; }") == ["cd sub", "make", "a", "b"]
-    with pytest.raises(UnbalancedCommandError):
-        split_segments('echo "open')
+def test_a_command_line_is_read_as_the_simple_commands_it_runs() -> None:
+    def segments(command: str) -> list[str]:
+        return [seg.text for seg in parse_command(command, Path("/")).segments]
+
+    assert segments("a && b || c; d | e |& f & g\nh") == ["a", "b", "c", "d", "e", "f", "g", "h"]
+    assert segments("echo $(rm -rf x) | wc -l") == ["rm -rf x", "echo $(rm -rf x)", "wc -l"]
+    assert segments("(cd sub && make) ; { a; b; }") == ["cd sub", "make", "a", "b"]
+    assert PARSE_ERROR in parse_command('echo "open', Path("/")).doubts
 
 
 def test_permission_options_are_the_acp_choices_and_this_session() -> None:

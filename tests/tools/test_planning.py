@@ -5,8 +5,8 @@ from pathlib import Path
 
 from agent_server import acp
 from agent_server.tools.base import ToolContext
-from agent_server.tools.builtin import default_registry
 from agent_server.tools.codebase import NOT_BUILT
+from tests.tools.builtin_registry import default_registry
 
 registry = default_registry()
 

@@ -7,8 +7,9 @@ import pytest
 
 from agent_server.errors import ToolError
 from agent_server.tools.base import Tool, ToolContext, ToolResult
-from agent_server.tools.builtin import builtin_tools, default_registry
+from agent_server.tools.builtin import builtin_tools
 from agent_server.tools.registry import ToolRegistry, truncate, validate
+from tests.tools.builtin_registry import default_registry
 
 SCHEMA = {
     "type": "object",

@@ -11,9 +11,9 @@ import pytest
 
 from agent_server.tools import syntax_check, write_guard
 from agent_server.tools.base import ToolContext
-from agent_server.tools.builtin import default_registry
 from agent_server.tools.syntax_check import Parsed, ParseError
 from agent_server.tools.write_guard import judge
+from tests.tools.builtin_registry import default_registry
 
 registry = default_registry()
 
