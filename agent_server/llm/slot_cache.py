@@ -60,9 +60,15 @@ class SlotCache:
     it to `max_bytes`)."""
 
     def __init__(
-        self, base_url: str, save_dir: Path, max_bytes: int = 2 << 30, client: httpx.AsyncClient | None = None
+        self,
+        base_url: str,
+        save_dir: Path,
+        max_bytes: int = 2 << 30,
+        client: httpx.AsyncClient | None = None,
+        api_key: str | None = None,
     ) -> None:
         self.root = api_root(base_url).removesuffix("/v1")
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.save_dir = save_dir
         self.max_bytes = max_bytes
         self._client = client or make_client(30.0, 5.0)
@@ -101,7 +107,7 @@ class SlotCache:
         return _SessionProvider(provider, self, session_id)
 
     async def _post(self, path: str, body: dict[str, Any]) -> Any:
-        response = await self._client.post(self.root + path, **json_body(body))
+        response = await self._client.post(self.root + path, **json_body(body, self._headers))
         response.raise_for_status()
         return response.json()
 
@@ -113,7 +119,7 @@ class SlotCache:
         return prompt
 
     async def _model(self) -> str:
-        response = await self._client.get(self.root + "/props")
+        response = await self._client.get(self.root + "/props", headers=self._headers)
         response.raise_for_status()
         props = response.json()
         settings = props.get("default_generation_settings") or {}
@@ -211,10 +217,16 @@ class SlotCache:
 
 
 def slot_cache_for(llm: LLMConfig, provider: Provider, info: ModelInfo | None) -> SlotCache | None:
-    """A SlotCache when the provider is a llama.cpp server and llm.slot_save_path names its --slot-save-path."""
-    if llm.slot_save_path is None or provider.name != "openai" or not is_llamacpp(info):
+    """A SlotCache when the provider is a llama.cpp server and llm.slot_save_path names its --slot-save-path (the
+    embedded server's own folder by default); its requests carry the server's key."""
+    from .embedded.server import embedded_at
+
+    embedded = embedded_at(provider.base_url)
+    save_path = llm.slot_save_path or (str(embedded.slot_save_path) if embedded is not None else None)
+    if save_path is None or provider.name != "openai" or not is_llamacpp(info):
         return None
-    return SlotCache(provider.base_url, Path(llm.slot_save_path).expanduser(), llm.slot_save_max_mb << 20)
+    key = embedded.api_key if embedded is not None else llm.api_key
+    return SlotCache(provider.base_url, Path(save_path).expanduser(), llm.slot_save_max_mb << 20, api_key=key)
 
 
 class _SessionProvider:

@@ -17,7 +17,7 @@ from ..base import ChatRequest, ModelInfo
 from ..openai_compat import OpenAIProvider
 from .catalogue import CatalogueModel, resolve
 from .download import OnProgress, ensure_model
-from .server import EmbeddedServer, EmbeddedServerError, models_dir, shared_server
+from .server import EmbeddedServer, EmbeddedServerError, embedded_at, models_dir, shared_server
 
 
 class Reporter(Protocol):
@@ -34,7 +34,10 @@ class EmbeddedProvider(OpenAIProvider):
     """An OpenAI-compatible provider bound to the embedded server it (re)starts on demand."""
 
     def __init__(self, server: EmbeddedServer, llm: LLMConfig) -> None:
-        super().__init__(server.url, timeout_s=llm.timeout_s, connect_timeout_s=llm.connect_timeout_s)
+        # Every request (chat, /v1/models, /props, embeddings) carries the server's own key, never llm.api_key.
+        super().__init__(
+            server.url, api_key=server.api_key, timeout_s=llm.timeout_s, connect_timeout_s=llm.connect_timeout_s
+        )
         self.server = server
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
@@ -110,9 +113,7 @@ async def start_embedded(llm: LLMConfig, begin: BeginProgress | None = None) -> 
 
 
 def server_at(url: str) -> EmbeddedServer:
-    from .server import _shared
-
-    for server in _shared.values():
-        if server.url == url.rstrip("/"):
-            return server
-    raise EmbeddedServerError(f"no embedded server was started at {url}")
+    server = embedded_at(url)
+    if server is None:
+        raise EmbeddedServerError(f"no embedded server was started at {url}")
+    return server

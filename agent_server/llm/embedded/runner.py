@@ -3,6 +3,10 @@
 It lives only as long as its parent: it exits when its stdin reaches end of file (the parent closed it, or died and
 the kernel closed it) and, on Linux, when the parent dies (PR_SET_PDEATHSIG). A crash or out-of-memory kill here
 never takes the agent down; the parent sees the exit and reports it.
+
+With `--api-key-stdin` the first line of stdin is the API key every request but `/health` must carry (the parent
+makes it per run; a command line or an environment can be read by other processes, a pipe cannot). CORS grants no
+origin in any case, and the web UI is off: this server is agent-server's, not a browser's.
 """
 
 from __future__ import annotations
@@ -33,6 +37,17 @@ def _watch_stdin() -> None:
     os._exit(0)  # the parent is gone: no clean-up of llama.cpp's threads is needed
 
 
+def _read_key() -> str:
+    """The first line of stdin, read byte by byte so nothing after it is taken from the pipe's watcher."""
+    line = b""
+    while not line.endswith(b"\n") and len(line) < 4096:
+        byte = os.read(0, 1)
+        if not byte:
+            break
+        line += byte
+    return line.decode("ascii", "replace").strip()
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="agent_server.llm.embedded.runner")
     p.add_argument("--model", required=True)
@@ -47,8 +62,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pooling", choices=["mean", "cls", "last", "none"], default=None)
     p.add_argument("--batch", type=int, default=None)
     p.add_argument("--ubatch", type=int, default=None)
+    p.add_argument("--api-key-stdin", action="store_true", help="read the API key from stdin's first line")
     args = p.parse_args(argv)
     _die_with_parent()
+    key = _read_key() if args.api_key_stdin else None
+    if args.api_key_stdin and not key:
+        print("agent-server: no API key on stdin", file=sys.stderr)
+        return 2
     try:
         import xllamacpp
     except ImportError:
@@ -69,8 +89,17 @@ def main(argv: list[str] | None = None) -> int:
     params.cache_prompt = True
     params.port = args.port
     params.hostnames = ["127.0.0.1"]
+    if key:
+        params.api_keys = [key]
+    # llama.cpp reflects any Origin by default; an explicit empty list grants none (the header is empty, which no
+    # browser accepts), so no web page can read an answer or pass a CORS preflight. No web UI either.
+    params.cors_origins = ""
+    params.cors_origins_explicit = True
+    params.ui = False
     if args.slot_save_path:
-        params.slot_save_path = args.slot_save_path
+        # llama.cpp joins this and the file name as strings (its own CLI adds the separator; this binding does not):
+        # without it, slot files land beside the folder as `slots<name>`.
+        params.slot_save_path = os.path.join(args.slot_save_path, "")
     if args.embeddings:
         params.embedding = True
     if args.pooling:

@@ -3,6 +3,12 @@
 One child per (model file, window, threads) per agent-server process, shared by every session. It is stopped at
 exit (atexit), and it stops itself when this process dies (it watches its stdin and asks the kernel for a signal).
 A child that crashed or was killed is started again, on the same port, by the next request that needs it.
+
+The child answers only requests that carry this process's key (issue 38): a random key made per server object, sent
+to the child on its stdin (never on its command line or in its environment, which other processes can read), and
+sent by agent-server's own requests as `Authorization: Bearer`. Without it llama.cpp answers 401, so another local
+process, or a web page the user opens, cannot use the model or write slot files; the child also grants no web origin
+CORS access (runner.py). The key is never logged, shown or written anywhere else.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import errno
 import importlib.util
 import logging
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -115,6 +122,8 @@ class EmbeddedServer:
     proc: asyncio.subprocess.Process | None = None
     started_s: float = 0.0
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Only agent-server knows it; repr=False keeps it out of every repr, log line and error message.
+    api_key: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
 
     @property
     def url(self) -> str:
@@ -144,7 +153,7 @@ class EmbeddedServer:
         args = [
             sys.executable, "-m", "agent_server.llm.embedded.runner", "--model", str(self.model),
             "--port", str(self.port), "--ctx", str(self.context), "--threads", str(self.threads),
-            "--alias", self.alias, "--slot-save-path", str(self.slot_save_path),
+            "--alias", self.alias, "--slot-save-path", str(self.slot_save_path), "--api-key-stdin",
         ]  # fmt: skip
         began = time.monotonic()
         with self.log_path.open("ab") as out:
@@ -153,12 +162,21 @@ class EmbeddedServer:
             )
         _live[id(self)] = self
         try:
+            await self._send_key()
             await self._wait_healthy()
         except BaseException:
             await self.stop()
             raise
         self.started_s = time.monotonic() - began
         log.info("embedded llama.cpp on %s (%s) up in %.1f s", self.url, self.model.name, self.started_s)
+
+    async def _send_key(self) -> None:
+        """The key, as the first line of the child's stdin (the pipe stays open: its end is the child's signal to
+        exit)."""
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write(self.api_key.encode() + b"\n")
+        with contextlib.suppress(ConnectionError):  # a child that died at once: _wait_healthy says why
+            await self.proc.stdin.drain()
 
     async def _wait_healthy(self) -> None:
         assert self.proc is not None
@@ -207,6 +225,12 @@ class EmbeddedServer:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()
+
+
+def embedded_at(url: str) -> EmbeddedServer | None:
+    """The embedded server this process started at `url`, if any (whose key requests to `url` must carry)."""
+    root = url.rstrip("/").removesuffix("/v1")
+    return next((s for s in _shared.values() if s.url == root), None)
 
 
 _live: dict[int, EmbeddedServer] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import socket
@@ -15,9 +16,11 @@ import pytest
 
 from agent_server.config import EmbeddedConfig, LLMConfig, Settings
 from agent_server.errors import LLMError
+from agent_server.llm.base import ChatRequest, GenerationOptions
 from agent_server.llm.embedded.catalogue import SMOLLM2_135M, resolve
 from agent_server.llm.embedded.server import EmbeddedServerError, check_memory, shared_server, xllamacpp_installed
 from agent_server.llm.registry import NoServerError, resolve_endpoint
+from agent_server.messages import Message
 
 CI_MODEL = Path(os.environ.get("AGENT_SERVER_CI_SMOLLM", "/nonexistent"))
 ROOT = Path(__file__).resolve().parents[3]
@@ -102,7 +105,7 @@ async def test_the_embedded_server_serves_the_models_window_and_restarts_after_a
         assert info.context_length == 1024  # the window it really runs, from /props
         assert info.details["server_facts"]["server"] == "llama.cpp"
         async with httpx.AsyncClient() as http:
-            slots = (await http.get(url + "/slots")).json()
+            slots = (await http.get(url + "/slots", headers={"Authorization": f"Bearer {server.api_key}"})).json()
         assert len(slots) == 1
         assert server.proc is not None
         os.kill(server.proc.pid, signal.SIGKILL)  # a crash (or the OOM killer)
@@ -127,3 +130,62 @@ def test_the_child_stops_when_its_parent_dies(tmp_path: Path) -> None:
     assert parent.stdin is not None
     parent.stdin.close()
     assert parent.wait(timeout=30) == 0
+
+
+@pytest.mark.skipif(not xllamacpp_installed(), reason="needs the agent-server[local] extra (xllamacpp)")
+async def test_only_agent_server_can_use_the_embedded_server(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Another local process or a web page gets 401 and no CORS grant; agent-server's own requests carry the key,
+    which appears in no log, no command line and no environment."""
+    model = _smollm()
+    llm = LLMConfig(
+        provider="embedded", model=str(model), embedded=EmbeddedConfig(context=1024, cache_dir=str(tmp_path))
+    )
+    caplog.set_level(logging.DEBUG)
+    name, url, alias = await resolve_endpoint(Settings(llm=llm))
+    from agent_server.llm.embedded.provider import server_at
+    from agent_server.llm.registry import build
+
+    server = server_at(url)
+    try:
+        async with httpx.AsyncClient() as http:
+            for method, path in [("GET", "/props"), ("GET", "/v1/models"), ("GET", "/slots"),
+                                 ("POST", "/v1/chat/completions"), ("POST", "/infill"), ("POST", "/tokenize")]:  # fmt: skip
+                refused = await http.request(method, url + path, json={"content": "x"})
+                assert refused.status_code == 401, path
+            save = await http.post(url + "/slots/0?action=save", json={"filename": "planted.bin"})
+            assert save.status_code == 401 and not (server.slot_save_path / "planted.bin").exists()
+            web = {"Origin": "http://evil.example"}
+            preflight = {
+                **web,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "authorization",
+            }
+            for answer in (
+                await http.get(url + "/health", headers=web),
+                await http.options(url + "/v1/chat/completions", headers=preflight),
+                await http.get(url + "/props", headers={**web, "Authorization": f"Bearer {server.api_key}"}),
+            ):
+                # No origin is granted: the header is absent or empty, which no browser accepts.
+                assert answer.headers.get("access-control-allow-origin", "") == "", answer.headers
+        provider = build(name, url, llm)
+        assert (await provider.model_info(alias)).context_length == 1024  # /props, with the key
+        hi = ChatRequest(model=alias, messages=[Message("user", "Hi")], options=GenerationOptions(max_tokens=4))
+        events = [e async for e in provider.stream_chat(hi)]
+        assert events, "the chat answered"
+        try:
+            await provider.embed(alias, ["hello"])
+        except LLMError as exc:  # this server is not an embedding server; the point is that it was not refused
+            assert "401" not in str(exc) and "API Key" not in str(exc), exc
+        await provider.aclose()
+        assert server.proc is not None
+        child = server.proc.pid
+        seen = [
+            Path(f"/proc/{child}/cmdline").read_bytes(),
+            Path(f"/proc/{child}/environ").read_bytes(),
+            server.log_path.read_bytes(),
+            caplog.text.encode(),
+            repr(server).encode(),
+        ]
+        assert all(server.api_key.encode() not in blob for blob in seen)
+    finally:
+        await server.stop()
