@@ -23,6 +23,10 @@ cmd('AgentStop', function()
   require('agent').stop()
 end, { desc = 'Cancel the running agent turn' })
 
+cmd('AgentReview', function()
+  require('agent').review()
+end, { desc = 'Open the waiting agent approval (its keys answer it there)' })
+
 cmd('AgentIndex', function()
   require('agent').index()
 end, { desc = 'Index the workspace for codebase search' })

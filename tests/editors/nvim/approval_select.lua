@@ -1,4 +1,5 @@
--- approval_ui = 'select': a write asks through vim.ui.select; choosing "Allow once" lets the agent write the file.
+-- approval_ui = 'select': a write asks through vim.ui.select once :AgentReview opens it; choosing "Allow once" lets
+-- the agent write the file.
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 
 H.run(function()
@@ -21,6 +22,12 @@ H.run(function()
   end
   H.cfg.setup.choose = H.cfg.setup.choose or 'Allow once'
   vim.cmd('AgentChat Write hi into hello.txt')
+  -- The picker does not open by itself (it would take the keys typed for something else): :AgentReview opens it.
+  H.result.pending = H.wait(30000, function()
+    return #require('agent.permission').open_reviews > 0
+  end)
+  H.result.asked_before_review = #H.result.asked
+  vim.cmd('AgentReview')
   H.result.waited = H.wait(30000, function()
     return H.event('AgentTurnDone') ~= nil
   end)

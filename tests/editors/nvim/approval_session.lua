@@ -1,5 +1,5 @@
--- "Allow for this session": the review window says why it asks and offers `s`; the same command in the next turn
--- of the session is not asked again.
+-- "Allow for this session": the review window (opened as :AgentReview opens it) says why it asks and offers `s`;
+-- the same command in the next turn of the session is not asked again.
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 
 local function turns_done()
@@ -21,12 +21,11 @@ H.run(function()
   H.result.review_open = H.wait(30000, function()
     return #permission.open_reviews > 0
   end)
-  local review = permission.open_reviews[1]
+  local review = permission.review() -- as :AgentReview does
   if review then
     H.result.review = vim.api.nvim_buf_get_lines(review.buf, 0, -1, false)
     H.result.footer = vim.api.nvim_win_get_config(review.win).footer
     H.result.review_width = vim.api.nvim_win_get_width(review.win)
-    vim.api.nvim_set_current_win(review.win)
     vim.api.nvim_feedkeys('s', 'x', false)
   end
   H.result.first_done = H.wait(30000, function()

@@ -30,6 +30,7 @@ H.run(function()
       on_choice(nil, nil)
     end, 20)
   end
+  H.review_when_asked() -- the approval's picker opens when the user asks for it
   local events = {}
   for _, pattern in ipairs({ 'AgentCheckpointReview', 'AgentCheckpointRestored' }) do
     vim.api.nvim_create_autocmd('User', {

@@ -47,6 +47,7 @@ H.run(function()
       on_choice(nil, nil)
     end, 20)
   end
+  H.review_when_asked() -- the approval's picker opens when the user asks for it
   local restored = {}
   vim.api.nvim_create_autocmd('User', {
     pattern = 'AgentCheckpointRestored',

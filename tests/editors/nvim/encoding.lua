@@ -1,6 +1,6 @@
 -- Positions in utf-8 (what Neovim negotiates): the user types into an open buffer of non-ASCII text (didChange
 -- ranges read by the server), then the agent edits it (applyEdit ranges sent by the server), once per setup.edits
--- entry, allowed with `a`; the buffer and the file are recorded after each turn.
+-- entry, allowed with :AgentReview and `a`; the buffer and the file are recorded after each turn.
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 
 H.run(function()
@@ -21,9 +21,8 @@ H.run(function()
     vim.cmd('AgentChat ' .. prompt)
     local answered = 0
     local done = H.wait(30000, function()
-      local review = permission.open_reviews[1]
-      if review and vim.api.nvim_win_is_valid(review.win) then
-        vim.api.nvim_set_current_win(review.win)
+      if #permission.open_reviews > 0 then
+        permission.review() -- as :AgentReview does
         vim.api.nvim_feedkeys('a', 'x', false)
         answered = answered + 1
       end

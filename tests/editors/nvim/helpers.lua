@@ -39,6 +39,18 @@ for _, pattern in ipairs({ 'AgentTurnDone', 'AgentSessionLoaded' }) do
   })
 end
 
+--- Open each approval as it arrives, as a user does with :AgentReview (it never opens by itself).
+function H.review_when_asked()
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'AgentApprovalWaiting',
+    callback = function()
+      vim.schedule(function()
+        vim.cmd('AgentReview')
+      end)
+    end,
+  })
+end
+
 --- The first recorded User event with this name.
 function H.event(name)
   for _, e in ipairs(H.result.events) do

@@ -1,5 +1,5 @@
--- A proposed file change opens as a diff in its own tab (the text now | the proposal); setup.keys are typed in the
--- proposal's window like a user would (reject a hunk, edit a line, allow); the file and the tabs are recorded.
+-- A proposed file change opens as a diff in its own tab (the text now | the proposal) once :AgentReview asks for it;
+-- setup.keys are typed in the proposal's window like a user would (reject a hunk, edit a line, allow); the file and the tabs are recorded.
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 
 H.run(function()
@@ -28,8 +28,10 @@ H.run(function()
   H.result.review_open = H.wait(30000, function()
     return #permission.open_reviews > 0
   end)
+  H.result.tabs_pending = #vim.api.nvim_list_tabpages() -- the tab opens only when asked for
   local review = permission.open_reviews[1]
   if review and review.diff then
+    vim.cmd('AgentReview')
     H.result.is_diff = true
     H.result.tabs_open = #vim.api.nvim_list_tabpages()
     H.result.left = vim.api.nvim_buf_get_lines(review.base_buf, 0, -1, false)

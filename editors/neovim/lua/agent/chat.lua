@@ -16,7 +16,7 @@ M.HELP = {
   ":'<,'>AgentAsk asks about a selection; @path (<C-x><C-u> completes), #buffer, #diagnostics, #image file.png attach context; /command<C-x><C-u> runs your prompt files.",
   ':AgentSessions resumes a stored session, :AgentModel picks the model, :AgentStop (<C-c>) stops a turn.',
   ':AgentMode picks the mode (code, ask, plan, ...), :AgentCheckpoints reviews or undoes what a turn changed.',
-  'Tool calls that change something ask first: a window shows the diff or the command (a = allow, r = reject).',
+  'Tool calls that change something ask first, without taking your keys: :AgentReview (ga here) shows the diff or the command to answer.',
 }
 
 ---@type table<integer, table> chat state by LSP client id
@@ -302,7 +302,8 @@ local function set_winbar(chat)
   if chat.busy and not client.is_ready(chat.client_id) then
     table.insert(parts, '◌ starting the agent…')
   elseif chat.waiting then
-    table.insert(parts, '? ' .. chat.waiting)
+    local key = config.options.keymaps.review
+    table.insert(parts, '? ' .. chat.waiting .. ': :AgentReview' .. (key and (' or ' .. key) or ''))
   elseif chat.busy then
     table.insert(parts, '● working  (:AgentStop)')
   end
@@ -398,6 +399,7 @@ function M.get(st)
     local keys = config.options.keymaps
     map(chat.buf, 'n', keys.stop, function() M.stop(chat) end, 'agent: stop the turn')
     map(chat.buf, 'n', keys.close, function() M.close(chat) end, 'agent: close the chat')
+    map(chat.buf, 'n', keys.review, function() require('agent.permission').review() end, 'agent: open the waiting approval')
     show_help(chat)
   end
   return chat
@@ -451,6 +453,7 @@ local function input_buffer(chat)
   map(buf, 'i', keys.send_insert, send, 'agent: send the message')
   map(buf, 'n', keys.stop, function() M.stop(chat) end, 'agent: stop the turn')
   map(buf, 'n', keys.close, function() M.close(chat) end, 'agent: close the chat')
+  map(buf, 'n', keys.review, function() require('agent.permission').review() end, 'agent: open the waiting approval')
   chat.input_buf = buf
   return buf
 end
@@ -590,6 +593,8 @@ function M.send(chat, blocks)
       local params = { sessionId = chat.session_id, prompt = blocks }
       client.request(cl, 'agent/session/prompt', params, function(err, result)
         chat.busy = false
+        -- An approval the turn still waited for goes with it (a stopped turn leaves no review window or tab).
+        require('agent.permission').cancel_session(params.sessionId)
         set_winbar(chat)
         close_folds(chat)
         local reason
@@ -625,6 +630,7 @@ function M.stop(chat)
     return false
   end
   client.notify(cl, 'agent/session/cancel', { sessionId = chat.session_id })
+  require('agent.permission').cancel_session(chat.session_id) -- its review window or tab closes at once
   return true
 end
 
@@ -730,6 +736,9 @@ function M.on_client_exit(client_id, restart_root)
     return
   end
   M.by_client[client_id] = nil
+  if chat.session_id then
+    require('agent.permission').cancel_session(chat.session_id) -- nobody is left to hear the answer
+  end
   if chat.busy then
     chat.busy = false
     M.note(chat, 'the server stopped')

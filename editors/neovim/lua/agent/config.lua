@@ -16,8 +16,9 @@ M.defaults = {
   settings = {},
   -- Tool approvals: 'ask' (show the change, then you choose), 'allow' (allow once, every time) or 'reject'.
   approval = 'ask',
-  -- How 'ask' asks: 'review' (a floating window with the diff or the command; a/A/r/R answer, the chat stays
-  -- usable) or 'select' (vim.ui.select, for telescope/snacks/dressing pickers; the diff shows in the chat).
+  -- How 'ask' asks. An approval never takes focus by itself: a notice and the chat say it waits, and
+  -- :AgentReview (or keymaps.review in the chat) opens it. 'review': a floating window with the command (a/r/s
+  -- answer, A/R after a second y) or the diff tab below; 'select': vim.ui.select (telescope/snacks/dressing).
   approval_ui = 'review',
   -- With 'review', a proposed file change opens as a diff in a new tab: the text now beside the proposal, which
   -- you may edit; gr rejects a hunk, ga keeps it and goes on, gy (or :w) allows what you see (|agent-review-diff|).
@@ -44,6 +45,7 @@ M.defaults = {
     send_insert = '<C-s>', -- insert mode, in the input window
     stop = '<C-c>', -- chat and input windows
     close = 'q', -- chat and input windows
+    review = 'ga', -- chat and input windows (normal mode): open the waiting approval, like :AgentReview
   },
 }
 

@@ -14,6 +14,7 @@ local links = {
   AgentNote = 'Comment',
   AgentHelp = 'Comment',
   AgentApprovalKey = 'Special',
+  AgentApprovalWaiting = 'DiagnosticWarn',
 }
 
 function M.define()

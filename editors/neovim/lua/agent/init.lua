@@ -206,6 +206,12 @@ function M.stop()
   require('agent.chat').stop(chat)
 end
 
+--- :AgentReview — open the oldest waiting approval and move into it: only there do its keys answer.
+function M.review()
+  ensure_setup()
+  require('agent.permission').review()
+end
+
 --- :AgentIndex — (re)build the workspace index; progress arrives as LSP work-done progress (LspProgress).
 function M.index()
   with_chat(function(_, cl)

@@ -1,17 +1,21 @@
----@mod agent.permission Answers agent/session/request_permission: a review window with the diff or the command.
+---@mod agent.permission Answers agent/session/request_permission. An approval never takes focus or keys by itself:
+--- it waits, announced by a notice (agent.approval_notice) and the chat, until the user opens it on purpose
+--- (:AgentReview, or the review key in the chat); only there do its keys answer. "Always" answers, which store a
+--- rule, take a second yes.
 local config = require('agent.config')
-local hints = require('agent.hints')
 local render = require('agent.render')
 
 local M = {}
 
-local function find(options, kind)
+function M.find(options, kind)
   for _, opt in ipairs(options) do
     if opt.kind == kind then
       return opt
     end
   end
 end
+
+local find = M.find
 
 local function selected(opt)
   if not opt then
@@ -20,7 +24,7 @@ local function selected(opt)
   return { outcome = { outcome = 'selected', optionId = opt.optionId } }
 end
 
-local function describe(tool_call)
+function M.describe(tool_call)
   local title = tool_call.title or tool_call.toolCallId or 'a tool'
   local input = tool_call.rawInput
   if type(input) == 'table' then
@@ -30,6 +34,7 @@ local function describe(tool_call)
   end
   return title
 end
+local describe = M.describe
 
 --- Wait without blocking Neovim: server requests run in a coroutine (Neovim ≥ 0.10), so we yield; outside one we
 --- fall back to vim.wait. `start(done)` opens the UI and calls done(choice) once.
@@ -125,31 +130,8 @@ function M.why_lines(tool_call)
   return lines
 end
 
--- In order of importance: when the hints do not fit the float's width, the first ones stay in its bottom border.
-local KEYS = {
-  { key = 'a', kind = 'allow_once', label = 'allow', short = 'allow' },
-  { key = 'r', kind = 'reject_once', label = 'reject', short = 'reject' },
-  { key = 's', id = 'allow_session', label = 'allow this session', short = 'session' },
-  { key = 'A', kind = 'allow_always', label = 'always allow', short = 'always' },
-  { key = 'R', kind = 'reject_always', label = 'always reject', short = 'never' },
-}
-
---- The open review windows (one per pending request), for tests and :AgentApprove-like scripting.
+--- The approvals waiting for an answer, oldest first (one per pending request); :AgentReview opens the first.
 M.open_reviews = {}
-
---- True while the user is typing something of their own (insert or command-line mode anywhere but an empty chat
---- input, which :AgentChat <prompt> leaves in insert mode): the review must not take those keys.
-local function user_is_typing()
-  local mode = vim.api.nvim_get_mode().mode
-  if not mode:match('^[iRc]') then
-    return false
-  end
-  local buf = vim.api.nvim_get_current_buf()
-  if mode:match('^[iR]') and vim.b[buf].agent_input then
-    return vim.trim(table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')) ~= ''
-  end
-  return true
-end
 
 --- The one file change of a request the server offers for review (`_meta.review`), when the diff review is on.
 local function reviewable(tc)
@@ -168,182 +150,145 @@ local function reviewable(tc)
   return found
 end
 
---- A file change opens as a diff you can edit (agent.review_diff); `answered.review` gets what you changed. While
---- you are typing something of your own it waits (a new tab would take your keys) and opens once you are back in
---- normal mode.
-local function review_as_diff(params, item, answered, done)
-  local function open()
-    local entry
-    entry = require('agent.review_diff').open(params, item, params.options or {}, find, function(opt, changed)
-      for i, e in ipairs(M.open_reviews) do
-        if e == entry then
-          table.remove(M.open_reviews, i)
-          break
-        end
-      end
-      answered.review = changed
-      done(opt)
-    end)
-    M.open_reviews[#M.open_reviews + 1] = entry
+--- "Always allow" and "Always reject" store a rule, so they take a second, deliberate key: `y` confirms, any other
+--- key does not (the question stays open). Other answers need no confirmation.
+---@return boolean
+function M.confirm(opt, tc)
+  local kind = opt and opt.kind
+  if kind ~= 'allow_always' and kind ~= 'reject_always' then
+    return true
   end
-  if not user_is_typing() then
-    return open()
+  local verb = kind == 'allow_always' and 'Always allow' or 'Always reject'
+  local after = kind == 'allow_always' and 'runs without asking' or 'is rejected without asking'
+  local tail = ('? A rule is stored: it %s from now on. y = yes, any other key = no '):format(after)
+  -- One line that fits the message area: a longer one would end in a "Press ENTER" prompt.
+  local room = math.max(10, (vim.v.echospace or vim.o.columns - 12) - vim.fn.strdisplaywidth(verb .. ' ' .. tail))
+  local what = describe(tc or {})
+  if vim.fn.strdisplaywidth(what) > room then
+    what = vim.fn.strcharpart(what, 0, room - 1) .. '…'
   end
-  vim.api.nvim_create_autocmd('ModeChanged', {
-    pattern = '*:n',
-    callback = function()
-      if user_is_typing() then
-        return
-      end
-      vim.schedule(open)
-      return true
-    end,
-  })
+  vim.api.nvim_echo({ { verb .. ' ' .. what .. tail, 'WarningMsg' } }, false, {})
+  local ok, key = pcall(vim.fn.getcharstr)
+  vim.api.nvim_echo({ { '' } }, false, {})
+  return ok and (key == 'y' or key == 'Y')
 end
 
---- A non-modal floating window with the change; keys a/A/r/R answer. The chat stays usable meanwhile
---- (<C-w>p goes back to it; scroll, read, come back).
-local function review(params, done, answered)
-  local tc = params.toolCall or {}
-  local item = reviewable(tc)
-  if item then
-    return review_as_diff(params, item, answered, done)
-  end
-  local lines, ft = M.review_lines(tc)
-  lines = vim.list_extend(M.why_lines(tc), lines)
-  local buf = vim.api.nvim_create_buf(false, true)
-  vim.bo[buf].bufhidden = 'wipe'
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].filetype = ft
-  pcall(vim.api.nvim_buf_set_name, buf, 'agent://approval/' .. tostring(tc.toolCallId or buf))
-  local items, present = {}, {}
-  for _, k in ipairs(KEYS) do
-    local opt = k.id and M.find_id(params.options or {}, k.id) or (not k.id and find(params.options or {}, k.kind))
-    if opt then
-      present[#present + 1] = { k = k, opt = opt }
-      items[#items + 1] = k
+local function untrack(entry)
+  for i, e in ipairs(M.open_reviews) do
+    if e == entry then
+      table.remove(M.open_reviews, i)
+      break
     end
   end
-  items[#items + 1] = { key = 'q', label = 'reject', short = 'reject' }
+  require('agent.approval_notice').refresh()
+end
 
-  -- Beside the chat, not over it, so the conversation stays readable.
-  local chat = require('agent.chat').by_session[params.sessionId]
-  local cols, rows = vim.o.columns, vim.o.lines
-  local reserved = 0
-  if chat and chat.win and vim.api.nvim_win_is_valid(chat.win) and config.options.layout == 'right' then
-    reserved = vim.api.nvim_win_get_width(chat.win) + 1
-  end
-  local avail = math.max(30, cols - reserved - 4)
-  local width = math.min(math.max(50, vim.fn.strdisplaywidth(hints.join(items, false)) + 2), avail)
-  for _, l in ipairs(lines) do
-    width = math.max(width, math.min(vim.fn.strdisplaywidth(l) + 2, avail))
-  end
-  width = math.min(width, avail)
-  -- The border holds one row of keys (a space each side); the keys that do not fit are listed under the change.
-  local has_footer = vim.fn.has('nvim-0.10') == 1
-  local key_rows, short = hints.rows(items, width - 2)
-  local footer = {}
-  for i, k in ipairs(key_rows[1]) do
-    footer[#footer + 1] = { (i == 1 and ' ' or '  ') .. k.key, 'AgentApprovalKey' }
-    footer[#footer + 1] = { ' ' .. (short and k.short or k.label), 'Normal' }
-  end
-  footer[#footer + 1] = { ' ', 'Normal' }
-  local extra = has_footer and { unpack(key_rows, 2) } or key_rows
-  if #extra > 0 then
-    vim.bo[buf].modifiable = true
-    local tail = { '' }
-    for _, row in ipairs(extra) do
-      tail[#tail + 1] = hints.join(row, short)
+--- The diff tab of a file change (agent.review_diff), opened when the user asks; `entry.review` gets what they
+--- changed.
+local function diff_view(entry, item)
+  local options = entry.params.options or {}
+  entry.diff = true
+  entry.open = function()
+    if entry.tab and vim.api.nvim_tabpage_is_valid(entry.tab) then
+      vim.api.nvim_set_current_tabpage(entry.tab)
+      return
     end
-    vim.api.nvim_buf_set_lines(buf, -1, -1, false, tail)
-    vim.list_extend(lines, tail)
-    vim.bo[buf].modifiable = false
+    local view = require('agent.review_diff').open(entry.params, item, options, find, function(opt, changed)
+      entry.review = changed
+      entry.settle(opt)
+    end)
+    entry.view, entry.tab, entry.buf, entry.base_buf, entry.win = view, view.tab, view.buf, view.base_buf, view.win
   end
-  local height = math.max(3, math.min(#lines, rows - 8))
-  local win_opts = {
-    relative = 'editor',
-    row = math.max(1, math.floor((rows - height) / 2) - 2),
-    col = math.max(0, math.floor((cols - reserved - width) / 2)),
-    width = width,
-    height = height,
-    style = 'minimal',
-    border = 'rounded',
-    title = ' ' .. describe(tc) .. ' ',
-    title_pos = 'center',
-  }
-  if has_footer then
-    win_opts.footer = footer
-    win_opts.footer_pos = 'center'
+  entry.close = function()
+    if entry.view then
+      entry.view.answer(nil) -- closes the tab; its callback finds the entry settled already
+    end
   end
-  -- Focus it in normal mode (so a/A/r answer at once), unless the user is typing: then it waits beside the text and
-  -- takes focus when they go back to normal mode.
-  local typing = user_is_typing()
-  local win = vim.api.nvim_open_win(buf, not typing, win_opts)
-  vim.wo[win].wrap = false
-  vim.wo[win].cursorline = true
-  local entry = { buf = buf, win = win, params = params }
-  M.open_reviews[#M.open_reviews + 1] = entry
-  if typing then
-    vim.api.nvim_create_autocmd('ModeChanged', {
-      pattern = '*:n',
-      callback = function()
-        if not vim.api.nvim_win_is_valid(win) then
-          return true
-        end
-        if user_is_typing() then
-          return
-        end
-        vim.api.nvim_set_current_win(win)
-        return true
+end
+
+--- vim.ui.select (telescope, snacks, dressing), opened when the user asks. Dismissing it leaves the question open.
+local function select_view(entry)
+  local options = entry.params.options or {}
+  local tc = entry.params.toolCall or {}
+  entry.open = function()
+    vim.ui.select(options, {
+      prompt = 'Agent wants to: ' .. describe(tc),
+      kind = 'agent_permission',
+      format_item = function(opt)
+        return opt.name
       end,
-    })
-  else
-    vim.cmd('stopinsert')
-  end
-  -- Typed text never lands here (its text is the exact change that will be made).
-  vim.api.nvim_create_autocmd('InsertEnter', {
-    buffer = buf,
-    callback = function()
-      vim.schedule(function()
-        vim.cmd('stopinsert')
-      end)
-    end,
-  })
-
-  local function finish(opt)
-    for i, e in ipairs(M.open_reviews) do
-      if e == entry then
-        table.remove(M.open_reviews, i)
-        break
+    }, function(opt)
+      if opt and M.confirm(opt, tc) then
+        entry.settle(opt)
       end
+    end)
+  end
+end
+
+local function float_view(entry)
+  local float = require('agent.review_float')
+  entry.open = function()
+    float.open(entry)
+  end
+  entry.close = function()
+    float.close(entry)
+  end
+end
+
+--- A pending approval: announced (notice, chat), answered only from its own review. `done(option)` once.
+local function track(params, done)
+  local tc = params.toolCall or {}
+  local entry = { params = params, session_id = params.sessionId, title = describe(tc) }
+  entry.settle = function(opt)
+    if entry.settled then
+      return
     end
-    if vim.api.nvim_win_is_valid(win) then
-      pcall(vim.api.nvim_win_close, win, true)
+    entry.settled = true
+    if entry.close then
+      entry.close()
     end
+    untrack(entry)
     done(opt)
   end
+  --- Answer by option kind (scripting and tests); nil cancels.
   entry.answer = function(kind)
-    finish(kind and find(params.options or {}, kind) or nil)
+    entry.settle(kind and find(params.options or {}, kind) or nil)
   end
-  for _, p in ipairs(present) do
-    vim.keymap.set('n', p.k.key, function()
-      finish(p.opt)
-    end, { buffer = buf, nowait = true, desc = 'agent: ' .. p.k.label })
+  local item = reviewable(tc)
+  if config.options.approval_ui == 'select' then
+    select_view(entry)
+  elseif item then
+    diff_view(entry, item)
+  else
+    float_view(entry)
   end
-  vim.keymap.set('n', 'q', function()
-    finish(find(params.options or {}, 'reject_once'))
-  end, { buffer = buf, nowait = true, desc = 'agent: reject' })
-  -- Wiped some other way (:bwipe, :only): the call is cancelled, never left hanging.
-  vim.api.nvim_create_autocmd('BufWipeout', {
-    buffer = buf,
-    once = true,
-    callback = function()
-      vim.schedule(function()
-        finish(nil)
-      end)
-    end,
-  })
+  M.open_reviews[#M.open_reviews + 1] = entry
+  require('agent.approval_notice').refresh()
+  local data = { session_id = params.sessionId, title = entry.title }
+  vim.api.nvim_exec_autocmds('User', { pattern = 'AgentApprovalWaiting', modeline = false, data = data })
+  return entry
+end
+
+--- Open a waiting approval and move into it (the user asked: :AgentReview, the chat's review key). The oldest when
+--- `entry` is nil. Returns the entry, or nil when none waits.
+function M.review(entry)
+  entry = entry or M.open_reviews[1]
+  if not entry then
+    vim.notify('agent: no approval is waiting', vim.log.levels.INFO)
+    return nil
+  end
+  entry.open()
+  require('agent.approval_notice').refresh()
+  return entry
+end
+
+--- Cancel the approvals a session still waits for (its turn ended or was stopped): their windows and tabs close.
+function M.cancel_session(session_id)
+  for _, entry in ipairs(vim.list_slice(M.open_reviews, 1, #M.open_reviews)) do
+    if session_id == nil or entry.session_id == session_id then
+      entry.settle(nil)
+    end
+  end
 end
 
 ---@param params table RequestPermissionRequest
@@ -359,29 +304,16 @@ function M.ask(params, _)
   end
   local tc = params.toolCall or {}
   chat.awaiting(params.sessionId, tc, true)
-  local choice
-  local answered = {}
-  if config.options.approval_ui == 'select' then
-    choice = wait_for(function(done)
-      vim.ui.select(options, {
-        prompt = 'Agent wants to: ' .. describe(tc),
-        kind = 'agent_permission',
-        format_item = function(opt)
-          return opt.name
-        end,
-      }, done)
-    end)
-  else
-    choice = wait_for(function(done)
-      review(params, done, answered)
-    end)
-  end
+  local entry
+  local choice = wait_for(function(done)
+    entry = track(params, done)
+  end)
   chat.awaiting(params.sessionId, tc, false, choice)
-  local edited = answered.review and ' (as you reviewed it)' or ''
+  local edited = entry.review and ' (as you reviewed it)' or ''
   chat.note(params.sessionId, describe(tc) .. ': ' .. (choice and choice.name or 'cancelled') .. edited)
   local answer = selected(choice)
-  if answered.review then
-    answer._meta = { review = answered.review }
+  if entry.review then
+    answer._meta = { review = entry.review }
   end
   return answer
 end

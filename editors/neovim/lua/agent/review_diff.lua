@@ -145,8 +145,9 @@ local function fill_scratch(buf, buftype, name, lines, ft)
   vim.bo[buf].filetype = ft
 end
 
---- Open the review in a new tab: left the text now (read-only), right the proposal (yours to edit). `done(option,
---- review)` is called once: review is nil when the proposal is allowed as it is.
+--- Open the review in a new tab (only when the user asks for it: :AgentReview): left the text now (read-only), right
+--- the proposal (yours to edit). `done(option, review)` is called once: review is nil when the proposal is allowed as
+--- it is.
 function M.open(params, diff, options, find, done)
   local tc = params.toolCall or {}
   local hunks = ((tc._meta or {}).review or {}).hunks or {}
@@ -180,7 +181,7 @@ function M.open(params, diff, options, find, done)
     vim.wo[w].winbar = "%!v:lua.require'agent.review_diff'.winbar()"
   end
   vim.api.nvim_set_current_win(right_win)
-  vim.cmd('stopinsert') -- :AgentChat leaves the input in insert mode; the review's keys are normal-mode keys
+  vim.cmd('stopinsert') -- opened with :AgentReview from insert mode (<C-o>): the review's keys are normal-mode keys
   vim.api.nvim_win_set_cursor(right_win, { 1, 0 })
   vim.cmd('normal! ]c')
 
@@ -235,7 +236,10 @@ function M.open(params, diff, options, find, done)
       local opt = k.id and require('agent.permission').find_id(options, k.id) or (not k.id and find(options, k.kind))
       if opt then
         vim.keymap.set('n', k.key, function()
-          finish(opt)
+          -- gY / gN store a rule: they take a second, deliberate yes.
+          if require('agent.permission').confirm(opt, tc) then
+            finish(opt)
+          end
         end, vim.tbl_extend('force', o, { desc = 'agent: ' .. k.label }))
       end
     end
