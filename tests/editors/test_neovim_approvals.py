@@ -116,3 +116,20 @@ def test_a_message_being_typed_keeps_its_keys_and_the_chat_key_opens_the_approva
     finally:
         ui.close()
     assert (workspace / "calc.py").read_text() == PROPOSED
+
+
+@pytest.mark.parametrize("review_diff", [True, False])
+def test_agent_stop_closes_the_review_it_leaves_behind(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer, review_diff: bool
+) -> None:
+    (workspace / "calc.py").write_text(BASE)
+    fake_llm.script(Reply.tool_call("write_file", {"path": "calc.py", "content": PROPOSED}), Reply.text("never"))
+    result = nvim.run("stop_review.lua", setup={"prompt": "Fix the sign", "review_diff": review_diff})
+    assert result["pending"] and result["review_win"]
+    if review_diff:
+        assert result["tabs_open"] == result["tabs_before"] + 1
+    assert result["waited"] and result["stop_reason"] == "cancelled"
+    assert result["tabs_after"] == result["tabs_before"], "the review tab stayed open"
+    assert not result["review_win_after"] and result["pending_after"] == 0 and not result["notice_after"]
+    assert (workspace / "calc.py").read_text() == BASE
+    assert "Write calc.py: cancelled" in result["chat"]
