@@ -446,8 +446,15 @@ local function input_buffer(chat)
       return
     end
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, {})
-    vim.cmd('stopinsert')
-    M.send(chat, blocks)
+    M.send(chat, blocks) -- <C-s> keeps insert mode: the next message can be typed at once
+  end
+  --- Put text into the input (a prompt that could not be sent stays there to fix), cursor at its end.
+  chat.set_input = function(text)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, '\n', { plain = true }))
+    if valid_win(chat.input_win) then
+      local last = vim.api.nvim_buf_line_count(buf)
+      vim.api.nvim_win_set_cursor(chat.input_win, { last, #vim.api.nvim_buf_get_lines(buf, last - 1, last, false)[1] })
+    end
   end
   map(buf, 'n', keys.send, send, 'agent: send the message')
   map(buf, 'i', keys.send_insert, send, 'agent: send the message')

@@ -106,6 +106,8 @@ function M.chat(prompt)
   if prompt and vim.trim(prompt) ~= '' then
     local blocks, problems = require('agent.mentions').blocks(prompt, chat.root, chat.origin_buf)
     if #problems > 0 then
+      -- Not sent, and not lost: the prompt waits in the input to be fixed and sent, as a typed one does.
+      chat.set_input(prompt)
       vim.notify('agent: ' .. table.concat(problems, '\n'), vim.log.levels.ERROR)
       return
     end
