@@ -9,6 +9,7 @@ minutes. The answer's length is capped by what was asked for (a whole short file
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,11 +50,14 @@ class Rendered:
     remove: bool = False
 
 
-def show(text: str, root: Path, previous: list[Shown], budget: int) -> Rendered:
+def show(
+    text: str, root: Path, previous: list[Shown], budget: int, refuse: Callable[[str], str | None] | None = None
+) -> Rendered:
     """Everything the files format adds to a request: the files chosen, shown within `budget` tokens, framed as a
-    change or a question. Reads files and parses them: run it off the event loop."""
+    change or a question. `refuse`: why a file may not be read for the model (read_file's deny rules), else None.
+    Reads files and parses them: run it off the event loop."""
     edit = request_kind.wants_edit(text)
-    rendered = render(choose(text, root, previous), root, budget, edit)
+    rendered = render(choose(text, root, previous, refuse), root, budget, edit)
     rendered.edit, rendered.remove = edit, request_kind.wants_removal(text)
     return rendered
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,8 +79,11 @@ def workspace_files(root: Path) -> list[str] | None:
     return sorted(out)
 
 
-def choose(text: str, root: Path, previous: list[Shown] | None = None) -> Choice:
-    """The files to show for a request (see the module's docstring), with where to look in each."""
+def choose(
+    text: str, root: Path, previous: list[Shown] | None = None, refuse: Callable[[str], str | None] | None = None
+) -> Choice:
+    """The files to show for a request (see the module's docstring), with where to look in each; never a file
+    `refuse` names a reason for (read_file's deny rules: a request naming `.env` does not paste it)."""
     text = text[:MAX_REQUEST]
     edit, tests_editable = (
         request_kind.wants_edit(text),
@@ -107,6 +111,8 @@ def choose(text: str, root: Path, previous: list[Shown] | None = None) -> Choice
     for path in ranked:
         focus.setdefault(path, Frame(path)).names |= words
     new = [p for p in new if tests_editable or not is_test(p)]
+    if refuse is not None:
+        ranked, new = [p for p in ranked if refuse(p) is None], [p for p in new if refuse(p) is None]
     shown = [Shown(p, editable=tests_editable or not is_test(p)) for p in ranked + new]
     return Choice(shown, focus, set(fallback), new)
 

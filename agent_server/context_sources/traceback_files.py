@@ -10,6 +10,7 @@ inside the workspace, never outside it, and never a link.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -108,6 +109,8 @@ def is_workspace_file(root: Path, relative: str) -> bool:
         return False
     full = root / relative
     try:
-        return full.is_file() and not full.is_symlink() and full.resolve().is_relative_to(root.resolve())
-    except OSError:
+        # No link anywhere on the way (`cfg/.env` with `cfg -> .` is `.env`): the real path is the path as written.
+        real = root.resolve() / os.path.normpath(relative)
+        return full.is_file() and not full.is_symlink() and full.resolve() == real
+    except (OSError, ValueError):
         return False

@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import logging
 import sqlite3
+from pathlib import Path
 from typing import Protocol
 
 from ..agents import modes
@@ -26,9 +27,16 @@ class MeasuredFormats(Protocol):
     def get_measured_format(self, model_key: str) -> tuple[str, str] | None: ...
 
 
+class ReadRefusals(Protocol):
+    def read_refusal(self, path: Path | str, workspace: Path | str) -> str | None: ...
+
+
 class ModelHost(Protocol):
     @property
     def store(self) -> MeasuredFormats: ...
+
+    @property
+    def policy(self) -> ReadRefusals: ...
 
     async def provider(self, client: AgentClient | None = None) -> tuple[Provider, str, ModelInfo | None]: ...
 
@@ -66,9 +74,13 @@ async def with_edit_format(
         return shaped, content
     window = (info.context_length if info and info.context_length else None) or settings.llm.context_length or 8192
     budget = agent.files_tokens or int(window * FILES_SHARE)
+
     # A follow-up ("the tests failed: ...") still works on the files shown before. Files are read and parsed there:
     # off the event loop.
-    shown = await asyncio.to_thread(files_prompt.show, text, session.cwd, session.shown_files, budget)
+    def refuse(path: str) -> str | None:  # a read_file deny rule keeps a file out of the prompt too
+        return host.policy.read_refusal(path, session.cwd)
+
+    shown = await asyncio.to_thread(files_prompt.show, text, session.cwd, session.shown_files, budget, refuse)
     session.files_edit, session.files_remove, session.shown_files = shown.edit, shown.remove, shown.shown
     if shown.max_tokens and not settings.llm.max_tokens:  # the answer asked for, not a re-typed module
         llm = settings.llm.model_copy(update={"max_tokens": shown.max_tokens})

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_server.context_sources.imported_modules import imported_modules
-from agent_server.context_sources.traceback_files import frames, resolve
+from agent_server.context_sources.traceback_files import frames, is_workspace_file, resolve
 
 
 def src_layout(root: Path) -> Path:
@@ -59,3 +59,13 @@ def test_a_test_s_imports_resolve_in_a_src_layout_through_reexports(tmp_path: Pa
     # `pkg.helper()` in the failing test: the module the package takes `helper` from
     found = imported_modules(["tests/test_core.py"], root, {"tests/test_core.py": {"test_helper"}})
     assert "src/pkg/util.py" in {m.path for m in found}
+
+
+def test_a_file_reached_through_a_folder_link_is_not_a_workspace_file(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("x = 1\n")
+    (tmp_path / "cfg").symlink_to(".")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("y = 2\n")
+    assert is_workspace_file(tmp_path, "app.py") and is_workspace_file(tmp_path, "pkg/mod.py")
+    assert not is_workspace_file(tmp_path, "cfg/app.py"), "the real path differs from the path as written"
+    assert not is_workspace_file(tmp_path, "pkg/../app.py/..") and not is_workspace_file(tmp_path, "../x.py")

@@ -196,3 +196,23 @@ async def test_hundreds_of_rules_files_with_long_names_leave_the_prompt_inside_t
     assert "rules cut to fit the model's window:" in system and "more rules files" in system
     usage = [u for u in client.updates(sid) if u["sessionUpdate"] == "usage_update"]
     assert len(usage[-1]["_meta"]["agentServer"]["rules"]["cut"]) <= 21
+
+
+async def test_the_files_format_never_pastes_a_denied_file_or_one_reached_through_a_link(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    """The files format shows the files a request names in the prompt: a `.env*` deny rule keeps `.env.local` out of
+    it, whether the request names it or names it through a folder link (`cfg/.env.local`, `cfg -> .`)."""
+    write(workspace, ".env.local", SECRET + "\n")
+    write(workspace, "app.py", "VALUE = 1\n")
+    (workspace / "cfg").symlink_to(".")
+    fake_llm.script(Reply.text("I cannot see it."), Reply.text("ok"))
+    tools = rules(("read_file", ".env*", "deny"))
+    client = await start_server(workspace, {**llm_options(fake_llm), "agent": {"editFormat": "files"}, "tools": tools})
+    answer_permissions(client, "reject_once")
+    sid = await new_session(client, workspace)
+    request = "Fix the TOKEN in .env.local and in cfg/.env.local, then set VALUE to 2 in app.py."
+    assert await prompt(client, sid, request) == "end_turn"
+    sent = everything_sent(fake_llm)
+    assert "s3cret-value-42" not in sent
+    assert "VALUE = 1" in sent, "the file the rules allow is still shown"
