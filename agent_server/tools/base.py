@@ -59,6 +59,9 @@ class ToolContext:
     # a marker saying how to get the rest, instead of a result that would be cut later.
     page_chars: int | None = field(default_factory=PAGE_CHARS.get)
     call_id: str | None = None  # the tool call being run (a subagent's cards name it as their parent)
+    # Workspace-relative paths whose content the user's read_file deny rules keep from the model: tools that show
+    # file content found another way (search_text hits, codebase_search chunks) leave them out. None: no such rule.
+    hidden: Callable[[str], bool] | None = None
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[ToolResult]]

@@ -37,7 +37,7 @@ async def codebase_search(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 async def _search(ctx: ToolContext, index: CodeIndex, query: str, args: dict[str, Any]) -> ToolResult:
     if args.get("files"):
         return await _files(ctx, index, query, int(args.get("limit") or 8))
-    hits = await index.search(query, int(args.get("limit") or 8))
+    hits = [h for h in await index.search(query, int(args.get("limit") or 8)) if not _hidden(ctx, h.path)]
     if not hits:
         return ToolResult(text=f"No indexed code matches '{query[:200]}'. Try search_text with a regex.")
     parts: list[str] = []
@@ -57,7 +57,7 @@ FILE_SNIPPET_LINES = 6  # a file list is for choosing what to read: the best chu
 
 
 async def _files(ctx: ToolContext, index: CodeIndex, query: str, limit: int) -> ToolResult:
-    files = await index.search_files(query, limit)
+    files = [f for f in await index.search_files(query, limit) if not _hidden(ctx, f.path)]
     if not files:
         return ToolResult(text=f"No indexed code matches '{query}'. Try search_text with a regex.")
     parts: list[str] = []
@@ -73,6 +73,11 @@ async def _files(ctx: ToolContext, index: CodeIndex, query: str, limit: int) -> 
             locations.append(acp.ToolCallLocation(path=str(full), line=max(best.start_line - 1, 0)))
         parts.append(text)
     return ToolResult(text="\n\n".join(parts), locations=locations)
+
+
+def _hidden(ctx: ToolContext, path: str | PurePath) -> bool:
+    """A file a read_file deny rule covers: its chunks are not shown this way either."""
+    return ctx.hidden is not None and ctx.hidden(relative(ctx.roots, _absolute(ctx, path)))
 
 
 def _symbol_label(hit: SearchHit) -> str:

@@ -15,7 +15,7 @@ import fnmatch
 import shlex
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -363,6 +363,15 @@ class PermissionPolicy:
         if any(s.opaque for s in segments) and self._has_deny_pattern(tool, decisions):
             return "ask", pending  # a deny rule cannot be checked against a program only known when it runs
         return ("allow" if not pending else "ask"), pending
+
+    def hidden_files(self, workspace: Path | str) -> Callable[[str], bool] | None:
+        """Which files other tools must not show the content of (search_text hits, codebase_search chunks): those a
+        read_file deny rule or "Always reject" with a path pattern covers; None when there is none (nothing to
+        check per file)."""
+        ws = Path(workspace)
+        if not self._has_deny_pattern(_READ_FILE, self._decisions(ws)):
+            return None
+        return lambda rel: self.read_refusal(rel, ws) is not None
 
     def read_refusal(self, path: Path | str, workspace: Path | str) -> str | None:
         """Why the server may not read `path` for the model without a tool call (a custom command's file, an MCP

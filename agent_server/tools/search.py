@@ -69,6 +69,8 @@ def _search(
         rel = relative(ctx.roots, file)
         if matcher is not None and not matcher.match(rel):
             continue
+        if ctx.hidden is not None and ctx.hidden(rel):
+            continue  # a read_file deny rule covers it: its lines are not shown this way either
         try:
             data = read_regular(file, SEARCH_MAX_BYTES)
         except (OSError, SandboxError):

@@ -153,7 +153,10 @@ def _approval_key(call: ToolCall) -> str:
 
 
 def _context(turn: Turn) -> ToolContext:
-    return ToolContext(session_id=turn.session.id, roots=turn.session.roots, client=turn.client, services=turn.services)
+    return ToolContext(
+        session_id=turn.session.id, roots=turn.session.roots, client=turn.client, services=turn.services,
+        hidden=turn.policy.hidden_files(turn.session.cwd),
+    )  # fmt: skip
 
 
 def _locations(turn: Turn, tool: Tool | None, args: dict[str, Any]) -> list[acp.ToolCallLocation] | None:

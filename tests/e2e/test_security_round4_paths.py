@@ -216,3 +216,18 @@ async def test_the_files_format_never_pastes_a_denied_file_or_one_reached_throug
     sent = everything_sent(fake_llm)
     assert "s3cret-value-42" not in sent
     assert "VALUE = 1" in sent, "the file the rules allow is still shown"
+
+
+async def test_search_text_does_not_show_the_lines_of_a_denied_file(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    """A read_file deny rule for `.env*` is about the file's content: search_text over the workspace leaves it out."""
+    write(workspace, ".env.local", SECRET + "\n")
+    write(workspace, "settings.py", "TOKEN = os.environ['TOKEN']\n")
+    fake_llm.script(Reply.tool_call("search_text", {"pattern": "TOKEN"}), Reply.text("found it"))
+    tools = rules(("read_file", ".env*", "deny"))
+    client = await start_server(workspace, {**llm_options(fake_llm), "tools": tools})
+    sid = await new_session(client, workspace)
+    assert await prompt(client, sid, "Where is TOKEN set?") == "end_turn"
+    sent = everything_sent(fake_llm)
+    assert "settings.py:1" in sent and "s3cret-value-42" not in sent

@@ -275,3 +275,21 @@ async def test_the_saved_symbol_graph_matches_a_fresh_one_and_is_dropped_after_a
         assert len(rebuilt.src) == len(SymbolGraph.load(index.db).src) < len(fresh.src)
     finally:
         index.close()
+
+
+async def test_codebase_search_leaves_out_files_the_read_deny_rules_cover(project: Path, tmp_path: Path) -> None:
+    from typing import Any, cast
+
+    from agent_server.tools.base import ToolContext
+    from agent_server.tools.codebase import codebase_search
+
+    index = await built(project, tmp_path)
+    try:
+        hidden = {"pkg/reconcile.py"}
+        ctx = ToolContext(session_id="s1", roots=[project], client=cast(Any, None), services={"index": index},
+                          hidden=lambda rel: rel in hidden)  # fmt: skip
+        for files in (True, False):
+            result = await codebase_search(ctx, {"query": "reconcile_ledger closed ledger", "files": files})
+            assert "pkg/reconcile.py" not in result.text and "if ledger.closed" not in result.text
+    finally:
+        index.close()
