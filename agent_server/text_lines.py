@@ -10,8 +10,6 @@ server (`protocol/positions.py`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 CHUNK = 1 << 16  # characters per chunk: an edit copies at most about two of them
 
 
@@ -143,7 +141,3 @@ class TextLines:
         self._length += len(new) - (end - start)
         self._lines += sum(counts) - removed
         self._joined = None
-
-    def chunks(self) -> Iterator[str]:
-        """The text's pieces in order (for writing it out without joining it)."""
-        return iter(self._chunks)
