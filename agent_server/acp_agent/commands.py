@@ -138,7 +138,7 @@ async def custom(service: AgentService, session: Session) -> list[acp.AvailableC
     from ..context_sources.session_commands import session_commands
 
     try:
-        found = await session_commands(session.cwd, session.mcp)
+        found = await session_commands(session.cwd, session.mcp, refuse=service.refusal(session.cwd))
     except Exception:  # the built-in commands are still worth advertising
         return []
     return [

@@ -42,7 +42,7 @@ def register(server: AgentLanguageServer) -> None:
             return {"commands": await agent.list_commands(req.session_id)}
         roots = server.workspace_roots()
         cwd = Path(req.cwd).resolve() if req.cwd else (roots[0] if roots else Path.cwd())
-        return {"commands": [c.advertised() for c in await session_commands(cwd, None)]}
+        return {"commands": [c.advertised() for c in await session_commands(cwd, None, refuse=agent.refusal(cwd))]}
 
     @rpc(server, "agent/_resources/list")
     async def resources_list(params: dict[str, Any]) -> dict[str, Any]:

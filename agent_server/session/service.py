@@ -315,9 +315,7 @@ class AgentService:
         async def start() -> acp.StopReason:
             # A leading `/command` (a prompt file or an MCP prompt) becomes its text, and `@server:uri` mentions
             # their content; the user still sees what they typed. Inside the task: the session is busy meanwhile.
-            def refuse(path: Path | str) -> str | None:  # a read_file deny rule keeps a file out of these too
-                return self.policy.read_refusal(path, session.cwd)
-
+            refuse = self.refusal(session.cwd)  # a read_file deny rule keeps a file out of these too
             if (said := await remember_command(blocks, session.cwd, self.settings, self.store.path)) is not None:
                 await client.session_update(session.id, acp.AgentMessageChunk(content=acp.TextContent(text=said)))
                 return "end_turn"  # `/remember`: the server keeps the note itself, no model turn
@@ -356,7 +354,14 @@ class AgentService:
     async def list_commands(self, session_id: str) -> list[dict[str, Any]]:
         """The session's custom commands (prompt files, MCP prompts) as the editors list them."""
         session = await self.open(session_id)
-        return [c.advertised() for c in await session_commands(session.cwd, session.mcp)]
+        return [
+            c.advertised() for c in await session_commands(session.cwd, session.mcp, refuse=self.refusal(session.cwd))
+        ]
+
+    def refusal(self, cwd: Path) -> Callable[[Path | str], str | None]:
+        """Why a file may not be read for the model without a tool call (read_file's deny rules), else None: a
+        custom command's file, a mention, a file the files format would show."""
+        return lambda path: self.policy.read_refusal(path, cwd)
 
     async def _turn(
         self,

@@ -143,8 +143,14 @@ async def test_command_files_linked_out_of_the_workspace_or_to_a_denied_file_are
     (workspace / ".github").mkdir()
     (workspace / ".github" / "prompts").symlink_to(outside / "cmds")  # a linked folder
     (outside / "cmds" / "folder.prompt.md").write_text("OUTSIDE-FOLDER-CONTENT")
-    client = await start_server(workspace, {**llm_options(fake_llm), "tools": rules(("*_file", ".env*", "deny"))})
+    write(workspace, ".agent-server/commands/private.md", "PRIVATE-FIRST-LINE\nmore")
+    denied = rules(("*_file", ".env*", "deny"), ("read_file", "*private*", "deny"))
+    client = await start_server(workspace, {**llm_options(fake_llm), "tools": denied})
     sid = await new_session(client, workspace)
+    listed = await client.request("agent/_commands/list", {"sessionId": sid})
+    names = {c["name"]: c for c in listed["commands"]}
+    assert "fine" in names and not {"env", "leak", "folder", "private"} & set(names), names
+    assert "s3cret" not in str(listed) and "PRIVATE" not in str(listed)  # not even a denied file's first line
     fake_llm.script(*[Reply.text("ok")] * 4)
     for text in ("/fine", "/leak", "/env", "/folder"):
         assert await prompt(client, sid, text) == "end_turn"
