@@ -105,8 +105,69 @@ local function handlers()
   }
 end
 
---- Neovim's own workspace/applyEdit, plus one fix: a created file's text "hi\n" becomes lines {"hi", ""} in a
---- buffer, which would be saved as "hi\n\n"; drop that last line (or mark a file without final newline as such).
+--- A line's length in the position encoding's units.
+local function units(line, encoding)
+  if encoding == 'utf-8' then
+    return #line
+  end
+  local ok, n = pcall(vim.str_utfindex, line, encoding) -- Neovim 0.11
+  if ok and type(n) == 'number' then
+    return n
+  end
+  local ok10, u32, u16 = pcall(vim.str_utfindex, line) -- Neovim 0.10
+  if not ok10 then
+    return #line
+  end
+  return encoding == 'utf-32' and u32 or u16
+end
+
+--- Whether an edit's range reaches the end of the document as LSP sees it (the lines, and a final newline when
+--- 'eol' is set), so the edit decides whether the text ends with a newline.
+local function reaches_end(bufnr, range, encoding)
+  local n = vim.api.nvim_buf_line_count(bufnr)
+  local e = range['end']
+  if e.line >= n then
+    return true
+  end
+  if vim.bo[bufnr].eol or e.line < n - 1 then
+    return false
+  end
+  return e.character >= units(vim.api.nvim_buf_get_lines(bufnr, n - 1, n, false)[1] or '', encoding)
+end
+
+--- What each edited document's final newline will be, noted before Neovim applies the edit: Neovim keeps 'eol' as
+--- it was and leaves a new final newline as an empty last line, so the buffer would be written with another ending
+--- than the text the server sent (and the server, finding another file on disk, would write it again: Neovim's
+--- next :w then warns that the file changed since it was read).
+local function final_newlines(params, encoding, created)
+  local out = {}
+  for _, change in ipairs(params and params.edit and params.edit.documentChanges or {}) do
+    if change.textDocument and change.edits and #change.edits > 0 then
+      local uri = change.textDocument.uri
+      local bufnr = vim.uri_to_bufnr(uri)
+      if not created[uri] and not vim.api.nvim_buf_is_loaded(bufnr) then
+        vim.fn.bufload(bufnr) -- as Neovim's handler does next; its 'eol' comes from the file
+      end
+      for _, edit in ipairs(change.edits) do
+        if created[uri] or reaches_end(bufnr, edit.range, encoding) then
+          local text = edit.newText or ''
+          local ends = text ~= '' and text:sub(-1) == '\n'
+            or (text == '' and edit.range.start.character == 0 and edit.range.start.line > 0)
+          -- Neovim drops the empty last line itself when the edit went past the last line and 'eol' or 'fixeol'.
+          local dropped = not created[uri]
+            and edit.range['end'].line >= vim.api.nvim_buf_line_count(bufnr)
+            and (vim.bo[bufnr].eol or (vim.bo[bufnr].fixeol and not vim.bo[bufnr].binary))
+          out[#out + 1] = { bufnr = bufnr, uri = uri, ends = ends, dropped = dropped }
+        end
+      end
+    end
+  end
+  return out
+end
+
+--- Neovim's own workspace/applyEdit, then the buffers' final newlines made what the server sent: a text ending in
+--- a newline has 'eol' set and no empty last line for it ("hi\n" is one line, saved as "hi\n", not "hi\n\n"); a
+--- text without one has 'eol' off.
 function M.apply_edit(err, params, ctx)
   local created = {}
   for _, change in ipairs(params and params.edit and params.edit.documentChanges or {}) do
@@ -114,36 +175,47 @@ function M.apply_edit(err, params, ctx)
       created[change.uri] = true
     end
   end
+  local cl = ctx and vim.lsp.get_client_by_id(ctx.client_id)
+  local encoding = cl and cl.offset_encoding or 'utf-16'
+  local finals = final_newlines(params, encoding, created)
   local result = vim.lsp.handlers['workspace/applyEdit'](err, params, ctx)
-  for uri in pairs(created) do
-    local bufnr = vim.fn.bufnr(vim.uri_to_fname(uri))
-    if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) then
+  for _, f in ipairs(finals) do
+    local bufnr = f.bufnr
+    if vim.api.nvim_buf_is_loaded(bufnr) then
       local n = vim.api.nvim_buf_line_count(bufnr)
-      local last = vim.api.nvim_buf_get_lines(bufnr, n - 1, n, false)[1]
-      if n > 1 and last == '' then
-        vim.api.nvim_buf_set_lines(bufnr, n - 1, n, false, {})
-      elseif last ~= '' then
+      if f.ends then
+        if not f.dropped and n > 1 and vim.api.nvim_buf_get_lines(bufnr, n - 1, n, false)[1] == '' then
+          vim.api.nvim_buf_set_lines(bufnr, n - 1, n, false, {})
+        end
+        vim.bo[bufnr].eol = true
+      else
         vim.bo[bufnr].eol = false
-        vim.bo[bufnr].fixeol = false
+        if created[f.uri] then
+          vim.bo[bufnr].fixeol = false -- a new file the agent made without a final newline stays so
+        end
       end
     end
   end
   return result
 end
 
---- Write the buffers the server asks for (after a tool changed them), so commands run later see them.
+--- Write the buffers the server asks for (after a tool changed them), so commands run later see them. Written as
+--- LSP sees the buffer: no final newline is added to a text without one ('fixeol' is off for this write only), so
+--- the file is exactly what the server sent and it does not write it again behind Neovim's back.
 ---@param uris string[]
 function M.save_documents(uris)
-  local saved = {}
   for _, uri in ipairs(uris) do
     local bufnr = vim.fn.bufnr(vim.uri_to_fname(uri))
     if bufnr > 0 and vim.api.nvim_buf_is_loaded(bufnr) and vim.bo[bufnr].modified then
+      local fixeol = vim.bo[bufnr].fixeol
+      if not vim.bo[bufnr].eol then
+        vim.bo[bufnr].fixeol = false
+      end
       local ok, err = pcall(vim.api.nvim_buf_call, bufnr, function()
         vim.cmd('silent keepalt write!')
       end)
-      if ok then
-        table.insert(saved, uri)
-      else
+      vim.bo[bufnr].fixeol = fixeol
+      if not ok then
         vim.notify('agent: could not save ' .. uri .. ': ' .. tostring(err), vim.log.levels.WARN)
       end
     end

@@ -7,7 +7,8 @@ M.DETAIL = '  │ ' -- prefix of tool output lines (folded)
 local icons = { pending = '…', in_progress = '⟳', completed = '✓', failed = '✗', rejected = '⊘' }
 
 local function split(text)
-  local lines = vim.split(text or '', '\n', { plain = true })
+  -- CRLF text (a Windows file, a command's output) is shown without its `\r`: no `^M` at each line's end.
+  local lines = vim.split(((text or ''):gsub('\r\n', '\n')), '\n', { plain = true })
   if #lines > 1 and lines[#lines] == '' then
     table.remove(lines) -- "a\nb\n" is two lines
   end

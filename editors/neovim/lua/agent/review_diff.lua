@@ -78,8 +78,18 @@ function M.winbar()
   return (s:gsub('%%', '%%%%'))
 end
 
-local function split(text)
-  local lines = vim.split(text or '', '\n', { plain = true })
+--- Whether every line break of `text` is CRLF (a Windows file): then the lines are shown without their `\r` (no
+--- `^M` in the review) and joined back with CRLF. Mixed endings stay as they are, so nothing changes unseen.
+local function is_crlf(text)
+  return text:find('\r\n', 1, true) ~= nil and not text:find('[^\r]\n') and not text:find('^\n')
+end
+
+local function split(text, crlf)
+  text = text or ''
+  if crlf then
+    text = text:gsub('\r\n', '\n')
+  end
+  local lines = vim.split(text, '\n', { plain = true })
   local final_newline = lines[#lines] == ''
   if final_newline then
     table.remove(lines)
@@ -87,10 +97,11 @@ local function split(text)
   return lines, final_newline
 end
 
-local function join(lines, final_newline)
-  local text = table.concat(lines, '\n')
+local function join(lines, final_newline, crlf)
+  local eol = crlf and '\r\n' or '\n'
+  local text = table.concat(lines, eol)
   if final_newline and #lines > 0 then
-    text = text .. '\n'
+    text = text .. eol
   end
   return text
 end
@@ -136,10 +147,11 @@ function M.answer(base, proposed, now, hunks)
 end
 
 --- A scratch buffer of the review tab: its kind, name, text and filetype (the two sides differ only in these).
-local function fill_scratch(buf, buftype, name, lines, ft)
+local function fill_scratch(buf, buftype, name, lines, ft, crlf)
   vim.bo[buf].buftype = buftype
   vim.bo[buf].bufhidden = 'wipe'
   vim.bo[buf].swapfile = false
+  vim.bo[buf].fileformat = crlf and 'dos' or 'unix' -- the status line says [dos] as it does for the file itself
   pcall(vim.api.nvim_buf_set_name, buf, name)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].filetype = ft
@@ -153,8 +165,9 @@ function M.open(params, diff, options, find, done)
   local hunks = ((tc._meta or {}).review or {}).hunks or {}
   local path = diff.path or ''
   local base_text = (diff.oldText ~= nil and diff.oldText ~= vim.NIL) and diff.oldText or ''
-  local base_lines, base_nl = split(base_text)
-  local new_lines, new_nl = split(diff.newText or '')
+  local base_crlf, crlf = is_crlf(base_text), is_crlf(diff.newText or '') -- each side keeps its own line endings
+  local base_lines, base_nl = split(base_text, base_crlf)
+  local new_lines, new_nl = split(diff.newText or '', crlf)
   local ft = vim.filetype.match({ filename = path }) or ''
   local rel = vim.fn.fnamemodify(path, ':.')
 
@@ -163,12 +176,12 @@ function M.open(params, diff, options, find, done)
   local tab = vim.api.nvim_get_current_tabpage()
   local right_win = vim.api.nvim_get_current_win()
   local right = vim.api.nvim_get_current_buf()
-  fill_scratch(right, 'acwrite', 'agent://proposed/' .. rel, new_lines, ft)
+  fill_scratch(right, 'acwrite', 'agent://proposed/' .. rel, new_lines, ft, crlf)
   vim.bo[right].modified = false
   vim.cmd('leftabove vnew')
   local left_win = vim.api.nvim_get_current_win()
   local left = vim.api.nvim_get_current_buf()
-  fill_scratch(left, 'nofile', 'agent://now/' .. rel, base_lines, ft)
+  fill_scratch(left, 'nofile', 'agent://now/' .. rel, base_lines, ft, base_crlf)
   vim.bo[left].modifiable = false
   for _, w in ipairs({ left_win, right_win }) do
     vim.api.nvim_win_call(w, function()
@@ -195,8 +208,8 @@ function M.open(params, diff, options, find, done)
     bars[left_win], bars[right_win] = nil, nil
     local review
     if opt and opt.kind and opt.kind:match('^allow') and vim.api.nvim_buf_is_valid(right) then
-      local now = join(vim.api.nvim_buf_get_lines(right, 0, -1, false), new_nl)
-      review = M.answer(join(base_lines, base_nl), diff.newText or '', now, hunks)
+      local now = join(vim.api.nvim_buf_get_lines(right, 0, -1, false), new_nl, crlf)
+      review = M.answer(join(base_lines, base_nl, base_crlf), diff.newText or '', now, hunks)
     end
     if vim.api.nvim_buf_is_valid(right) then
       vim.bo[right].modified = false -- what to write is taken; closing must not ask about it
