@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from ..errors import SandboxError
 from ..tools.sandbox import read_regular
+from . import symbols
 from .db import CatalogEntry, IndexDB, default_db_path
 from .embeddings import Embedder, embed_pending, embed_query, load_vectors
 from .entities import analyze_request
@@ -26,6 +27,7 @@ from .query import shorten_query
 from .scanner import ScannedFile, Scanner
 from .search import FileHit, Hit, rank, rank_files
 from .search_context import SearchContext, build_suffix_map
+from .symbols import NamedChunk
 from .watcher import watch_tree
 from .weights import Weights
 
@@ -309,6 +311,14 @@ class WorkspaceIndex:
             return rank_files(self.db, ctx, analyze_request(query), limit, path_prefix, self.weights, qvec)
 
         return await asyncio.to_thread(parse_and_rank)
+
+    async def definitions(self, name: str, limit: int) -> list[NamedChunk]:
+        """The chunks that define `name` (find_definition without a language server)."""
+        return await asyncio.to_thread(symbols.definitions, self.db, name, limit)
+
+    async def users(self, name: str, limit: int) -> list[str]:
+        """The files that use `name` (find_references without a language server)."""
+        return await asyncio.to_thread(symbols.users, self.db, name, limit)
 
     async def _prepare_search(self, query: str) -> tuple[SearchContext, npt.NDArray[np.float32] | None]:
         ctx = await self._context()

@@ -81,6 +81,10 @@ class LspClient:
             from .lsp_diagnostics import LspDiagnostics
 
             self.features.diagnostics = LspDiagnostics(self._server)
+        if options.get("codeRequest"):  # the editor's language servers as tools (tools/code_nav.py)
+            from .lsp_code import LspCode, served_kinds
+
+            self.features.code = LspCode(self._server, served_kinds(options["codeRequest"]))
 
     async def session_update(self, session_id: str, update: acp.SessionUpdate) -> None:
         self.session_update_nowait(session_id, update)

@@ -23,6 +23,7 @@ from ..llm.text_tools import recover_tool_calls
 from ..messages import Message, ToolCall
 from ..store import Store
 from ..tools.base import Services
+from ..tools.code_nav import code_tools
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
 from ..tools.write_guard import begin_turn
@@ -132,7 +133,8 @@ async def run_profiled_turn(
         recover_calls=_recovery(settings, session),
         checkpoint=checkpoint_hook(checkpoints, session, turn_message_id, text) if checkpoints else None,
     )
-    for tool in recall.tools:  # load_skill, remember: only when there are skills / memory is on
+    # load_skill, remember: only when there are skills / memory is on; the code tools only where they can be served
+    for tool in recall.tools + code_tools(client.features, service.services, profile.offers, policy, session.cwd):
         turn.tools.register(tool, replace=True)
     turn.watch_edit = edit_watcher(turn)
     hooks = Hooks(settings.hooks, session.cwd, session.id, lambda text: client.log("warning", text))

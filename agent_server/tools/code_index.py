@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import PurePath
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 class SearchHit(Protocol):
@@ -35,3 +35,20 @@ class CodeIndex(Protocol):
 
     async def search(self, query: str, limit: int) -> Sequence[SearchHit]: ...
     async def search_files(self, query: str, limit: int) -> Sequence[SearchFileHit]: ...
+
+
+class NamedChunk(Protocol):
+    @property
+    def path(self) -> str: ...
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+
+
+@runtime_checkable
+class SymbolIndex(Protocol):
+    """What find_definition and find_references need from the index when no language server answers them."""
+
+    async def definitions(self, name: str, limit: int) -> Sequence[NamedChunk]: ...
+    async def users(self, name: str, limit: int) -> Sequence[str]: ...

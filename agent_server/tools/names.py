@@ -1,18 +1,24 @@
 """The names of the built-in tools, with no imports: the config checks rule names against them, and the config
 sits below the tools (which import it). tests/test_config_layers.py holds this list equal to the real tools.
-`load_skill` and `remember` are offered only with skills / memory on (context_sources/session_recall.py)."""
+`load_skill` and `remember` are offered only with skills / memory on (context_sources/session_recall.py); the code
+tools only where the editor or the index can serve them (tools/code_nav.py)."""
 
 BUILTIN_TOOL_NAMES: frozenset[str] = frozenset(
     {
         "ask_question",
         "codebase_search",
+        "document_symbols",
         "edit_file",
+        "find_definition",
         "find_files",
+        "find_references",
+        "hover",
         "list_directory",
         "load_skill",
         "read_file",
         "read_output",
         "remember",
+        "rename_symbol",
         "run_command",
         "search_text",
         "task_completion",

@@ -5,9 +5,10 @@ The protocol layer implements this over JSON-RPC; `cli.py chat` implements it fo
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from .. import acp
 
@@ -107,6 +108,57 @@ class ClientDiagnostics(Protocol):
         ...
 
 
+CodeRequest = Literal["definition", "references", "hover", "documentSymbol", "rename"]
+
+
+@dataclass(frozen=True)
+class CodeLocation:
+    """A place a language server points to: a file and the 0-based first and last lines of the range."""
+
+    path: Path
+    line: int
+    end_line: int
+
+
+@dataclass(frozen=True)
+class CodeSymbol:
+    """One entry of a file's outline (0-based lines); `depth` counts the symbols it is nested in."""
+
+    name: str
+    kind: int  # LSP SymbolKind: 5 class, 6 method, 12 function, 13 variable, ...
+    line: int
+    end_line: int
+    depth: int = 0
+    detail: str = ""
+
+
+TextOf = Callable[[Path], Awaitable[str | None]]
+"""The text a file has for the core (the open buffer, else the disk; None: not one the core may read)."""
+
+
+class ClientCode(Protocol):
+    """An editor that answers code questions with its own language servers (`agent/_code`). `line_text` is the text
+    of the asked line, so positions can be counted in the editor's units. None: no language server answers that
+    request for the file."""
+
+    serves: frozenset[CodeRequest]
+
+    async def locations(
+        self, request: Literal["definition", "references"], path: Path, line: int, character: int, line_text: str
+    ) -> list[CodeLocation] | None: ...
+
+    async def hover(self, path: Path, line: int, character: int, line_text: str) -> str | None: ...
+
+    async def symbols(self, path: Path) -> list[CodeSymbol] | None: ...
+
+    async def rename(
+        self, path: Path, line: int, character: int, line_text: str, new_name: str, text_of: TextOf
+    ) -> list[FileChange] | None:
+        """The language server's workspace edit as one change per file, in the core's positions, each with the
+        `base` text (from `text_of`) its edits apply to; nothing is applied."""
+        ...
+
+
 @dataclass
 class ClientFeatures:
     apply_edit: bool = False  # workspace/applyEdit
@@ -117,6 +169,7 @@ class ClientFeatures:
     terminal: ClientTerminal | None = None  # run_command runs in the client's terminal
     questions: ClientQuestions | None = None  # ask_question is answered within the turn
     diagnostics: ClientDiagnostics | None = None  # the editor reports its language servers' diagnostics
+    code: ClientCode | None = None  # the editor answers definitions, references, hover, outlines and renames
 
 
 class ProgressReporter(Protocol):

@@ -15,6 +15,7 @@ from typing import Any
 from .. import acp
 from ..errors import ToolError
 from ..tools.base import Tool, ToolContext
+from ..tools.code_rename import RenameSymbol
 from ..tools.editing import plan_edit, proposed_write
 from ..tools.sandbox import resolve
 
@@ -77,6 +78,9 @@ async def preview(ctx: ToolContext, tool: Tool, args: dict[str, Any]) -> Preview
             content=[acp.Content(content=acp.TextContent(text=text))],
             locations=[acp.ToolCallLocation(path=str(cwd))],
         )
+    elif isinstance(tool.handler, RenameSymbol):  # every file the rename touches, each as a diff
+        content, places = (await tool.handler.plan(ctx, args)).shown()
+        return Preview(raw_input=args, content=content, locations=places)
     elif tool.name == "web_fetch":
         from ..tools.web_fetch import fetch_preview
 
