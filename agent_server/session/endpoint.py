@@ -37,6 +37,11 @@ class Endpoint:
         """The resolved model's name, or None before the first use."""
         return self._model
 
+    def use(self, provider: Provider, model: str, info: ModelInfo | None = None) -> None:
+        """Serve every session from `provider` (an in-process `ScriptedProvider` in tests, a provider an embedding
+        application built itself) instead of resolving one from the settings."""
+        self._provider, self._model, self._info = provider, model, info
+
     async def get(
         self, settings: Settings, client: AgentClient | None = None
     ) -> tuple[Provider, str, ModelInfo | None]:
