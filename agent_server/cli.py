@@ -34,7 +34,7 @@ def _add_llm_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--provider",
         choices=["ollama", "openai", "embedded"],
-        help="LLM server kind (default: auto-detect); embedded = the built-in llama.cpp (agent-server[local])",
+        help="LLM server kind (default: auto-detect); embedded = the built-in llama.cpp (the 'local' extra: xllamacpp)",
     )
     p.add_argument("--base-url", dest="base_url", help="LLM server URL, e.g. http://127.0.0.1:11434")
     p.add_argument(

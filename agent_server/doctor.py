@@ -134,7 +134,9 @@ def embedded_status(settings: Settings) -> dict[str, Any]:
         status |= {"model": str(target), "file": str(target)}
     status["ready"] = bool(status["xllamacpp"] and path)
     if not status["xllamacpp"]:
-        status["next_step"] = "pip install 'agent-server[local]', then `agent-server chat --provider embedded`"
+        from .llm.embedded.install_hint import install_command
+
+        status["next_step"] = f"{install_command()}, then `agent-server chat --provider embedded`"
     elif path is None:
         status["next_step"] = (
             f"`agent-server chat --provider embedded` (downloads {status['model']}, "

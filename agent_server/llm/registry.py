@@ -13,6 +13,7 @@ from ..config import LLMConfig, Settings
 from ..errors import LLMConnectionError, LLMError
 from .base import ModelInfo, Provider
 from .capabilities import CapabilityCache, MemoryCapabilityCache, discover
+from .embedded.install_hint import install_command
 from .ollama import OllamaProvider
 from .openai_compat import OpenAIProvider
 from .resilient import FallbackProvider, RetryingProvider
@@ -74,7 +75,7 @@ def embedded_offer(llm: LLMConfig) -> dict[str, object]:
         "downloaded": cached_path(entry, models_dir(llm.embedded)) is not None,
         "downloadBytes": entry.size,
         "settings": {"llm.provider": "embedded"},
-        "install": "pip install 'agent-server[local]'",
+        "install": install_command(),
     }
 
 
@@ -195,7 +196,7 @@ async def resolve_endpoint(
             hint = (
                 ', or use the built-in local model: llm.provider = "embedded"'
                 if offer.get("available")
-                else (", or install the built-in local model: pip install 'agent-server[local]'")
+                else (f", or install the built-in local model: {install_command()}")
                 if llm.embedded.when_no_server == "offer"
                 else ""
             )

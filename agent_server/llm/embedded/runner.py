@@ -72,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import xllamacpp
     except ImportError:
-        print("agent-server: xllamacpp is not installed: pip install 'agent-server[local]'", file=sys.stderr)
+        from .install_hint import install_command
+
+        print(f"agent-server: xllamacpp is not installed: {install_command()}", file=sys.stderr)
         return 3
     threading.Thread(target=_watch_stdin, daemon=True).start()
     params = xllamacpp.CommonParams()

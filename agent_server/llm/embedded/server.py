@@ -33,11 +33,11 @@ import platformdirs
 
 from ...config import EmbeddedConfig
 from ...errors import LLMError
+from .install_hint import install_command
 
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 300.0
-INSTALL_HINT = "pip install 'agent-server[local]'"
 
 
 class EmbeddedServerError(LLMError):
@@ -146,7 +146,7 @@ class EmbeddedServer:
 
     async def _start(self) -> None:
         if not xllamacpp_installed():
-            raise EmbeddedServerError(f"the embedded model needs xllamacpp: {INSTALL_HINT}")
+            raise EmbeddedServerError(f"the embedded model needs xllamacpp: {install_command()}")
         check_memory(self.model, self.context)
         self.slot_save_path.mkdir(parents=True, exist_ok=True)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -207,7 +207,7 @@ class EmbeddedServer:
         if code == -signal.SIGKILL:
             return f"the embedded llama.cpp was killed while loading {self.model.name} (out of memory?): {tail}"
         if "xllamacpp is not installed" in tail:
-            return f"the embedded model needs xllamacpp: {INSTALL_HINT}"
+            return f"the embedded model needs xllamacpp: {install_command()}"
         if "bind" in tail.lower() or "address already in use" in tail.lower():
             return f"port {self.port} is in use on 127.0.0.1 (llm.embedded.port): {tail}"
         return f"the embedded llama.cpp exited with {code} (log {self.log_path}): {tail}"

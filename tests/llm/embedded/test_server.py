@@ -70,7 +70,25 @@ def test_the_runner_without_xllamacpp_says_how_to_install_it(tmp_path: Path) -> 
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, stdin=subprocess.PIPE
     )
     assert proc.returncode == 3
-    assert "pip install 'agent-server[local]'" in proc.stderr
+    # agent-server is not on PyPI: the hint is a command that works from here (this checkout's extra, this Python).
+    assert "'agent-server[local]'" not in proc.stderr
+    assert f"{sys.executable} -m pip install -e " in proc.stderr and "[local]'" in proc.stderr
+
+
+def test_the_install_hint_names_this_python_and_the_pinned_xllamacpp(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tomllib
+
+    from agent_server.llm.embedded import install_hint
+
+    checkout = Path(__file__).resolve().parents[3]
+    install_hint.install_command.cache_clear()
+    assert install_hint.install_command() == f"{sys.executable} -m pip install -e '{checkout}[local]'"
+    # Installed from a wheel (no checkout): the exact xllamacpp pin of pyproject's `local` extra.
+    monkeypatch.setattr(install_hint, "_checkout", lambda: None)
+    install_hint.install_command.cache_clear()
+    [pin] = tomllib.loads((checkout / "pyproject.toml").read_text())["project"]["optional-dependencies"]["local"]
+    assert install_hint.install_command() == f"{sys.executable} -m pip install {pin}"
+    install_hint.install_command.cache_clear()
 
 
 def test_an_unknown_model_name_lists_the_catalogue() -> None:
@@ -84,7 +102,7 @@ async def test_no_server_offers_the_built_in_model() -> None:
         await resolve_endpoint(settings, ollama_url="http://127.0.0.1:9", lmstudio_url="http://127.0.0.1:9")
     assert caught.value.embedded["settings"] == {"llm.provider": "embedded"}
     assert caught.value.embedded["available"] is xllamacpp_installed()
-    assert 'llm.provider = "embedded"' in str(caught.value) or "agent-server[local]" in str(caught.value)
+    assert 'llm.provider = "embedded"' in str(caught.value) or "[local]" in str(caught.value)
 
 
 @pytest.mark.skipif(not xllamacpp_installed(), reason="needs the agent-server[local] extra (xllamacpp)")
