@@ -1,15 +1,17 @@
-"""Issue 42, the chat input in a real Neovim running its own main loop (keys typed as a user types them): <C-s>
-sends and stays in insert mode for the next message; a prompt given to :AgentChat that cannot be sent is kept."""
+"""Issue 42, the chat in a real Neovim: <C-s> sends and stays in insert mode for the next message (keys typed as a
+user types them, in Neovim's own main loop); a prompt given to :AgentChat that cannot be sent is kept; an answer cut
+by a crash of the server stays in the chat after the resume."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.editors.test_neovim import Interactive, Nvim
 from tests.editors.test_neovim import nvim as nvim  # the fixture
-from tests.fakes.fake_llm import FakeLLMServer, Reply
+from tests.fakes.fake_llm import Delay, FakeLLMServer, Reply, Text
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -51,3 +53,20 @@ def test_agent_chat_keeps_a_prompt_with_a_bad_image_in_the_input(
     finally:
         ui.close()
     assert [r.json["messages"][-1]["content"] for r in fake_llm.chat_requests()] == ["what is it"]
+
+
+def test_an_answer_cut_by_a_crash_stays_in_the_chat_after_the_resume_with_a_note(
+    nvim: Nvim, fake_llm: FakeLLMServer
+) -> None:
+    steps: list[Any] = [Text("Once upon a time ")]
+    for i in range(200):
+        steps += [Text(f"chunk{i} "), Delay(0.1)]
+    fake_llm.script(Reply(steps=steps))
+    result = nvim.run("restart_partial.lua")
+    assert result["streaming"] and result["restarted"], result["before"]
+    chat = result["chat"]
+    assert "## You\nTell me a long story" in chat, chat
+    assert "Once upon a time chunk0 chunk1 chunk2 chunk3" in chat, chat
+    after = chat.split("Once upon a time", 1)[1]
+    assert "the server stopped while answering: the part above was not saved" in after, chat
+    assert after.rstrip().endswith("]_") and "resumed:" in after, chat

@@ -593,6 +593,9 @@ function M.send(chat, blocks)
   begin(chat, 'text', 'user')
   append_stream(chat, render.prompt_text(blocks))
   begin(chat, 'start', 'agent')
+  -- Where this answer starts ("## Agent"): if the server dies mid-answer, what it had written is kept from here.
+  local last = vim.api.nvim_buf_line_count(chat.buf)
+  chat.answer_mark = vim.api.nvim_buf_set_extmark(chat.buf, ns, math.max(0, last - 2), 0, {})
   set_winbar(chat)
   client.when_ready(chat.client_id, function(cl)
     set_winbar(chat)
@@ -659,6 +662,14 @@ function M.load(chat, session)
   client.call(cl, 'agent/session/load', params, function(result)
     close_folds(chat)
     M.set_modes(chat, result and result.modes)
+    local partial = chat.partial
+    chat.partial = nil
+    if result and partial then
+      -- The server died mid-answer: that part was never stored, so the replay lacks it. Kept here, and said so.
+      begin(chat, 'text', 'agent')
+      append_stream(chat, table.concat(partial, '\n'))
+      M.note(chat, 'the server stopped while answering: the part above was not saved, and the model will not see it')
+    end
     if result then
       M.note(chat, 'resumed: ' .. (chat.title or session.sessionId))
     end
@@ -735,6 +746,25 @@ end
 
 local restarts = {} -- root -> times of automatic restarts (a server that dies at once is not restarted forever)
 
+--- The lines of the answer being written (after its "## Agent"), or nil when it had none yet.
+local function partial_answer(chat)
+  if not (chat.answer_mark and valid_buf(chat.buf)) then
+    return nil
+  end
+  local ok, pos = pcall(vim.api.nvim_buf_get_extmark_by_id, chat.buf, ns, chat.answer_mark, {})
+  if not ok or not pos[1] then
+    return nil
+  end
+  local lines = vim.api.nvim_buf_get_lines(chat.buf, pos[1] + 1, -1, false)
+  while #lines > 0 and vim.trim(lines[1]) == '' do
+    table.remove(lines, 1)
+  end
+  while #lines > 0 and vim.trim(lines[#lines]) == '' do
+    table.remove(lines)
+  end
+  return #lines > 0 and lines or nil
+end
+
 --- The server of a chat exited. `restart_root`: it died, so start a new one and continue the chat's session in
 --- the same chat (the session lives in the server's store; session/load brings it back and replays it).
 function M.on_client_exit(client_id, restart_root)
@@ -748,6 +778,7 @@ function M.on_client_exit(client_id, restart_root)
   end
   if chat.busy then
     chat.busy = false
+    chat.partial = partial_answer(chat)
     M.note(chat, 'the server stopped')
     fire('AgentTurnDone', { session_id = chat.session_id, stop_reason = 'error', error = 'the server stopped' })
   end
