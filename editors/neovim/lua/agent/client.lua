@@ -92,6 +92,7 @@ local function handlers()
     ['agent/_diagnostics'] = function(err, params)
       return require('agent.diagnostics').answer(err, params)
     end,
+    ['agent/_code'] = function(err, params) return require('agent.code_nav').answer(err, params) end,
     ['workspace/applyEdit'] = M.apply_edit,
     -- Through vim.notify, as the plugin's own messages: a notification plugin keeps them, and a warning such as
     -- "Ignored until you trust …" is not lost in the message line while the chat redraws.

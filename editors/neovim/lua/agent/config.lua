@@ -93,6 +93,7 @@ function M.init_options()
   end
   o.saveDocumentsRequest = true
   o.diagnosticsRequest = true -- answered by agent.diagnostics
+  o.codeRequest = true -- answered by agent.code_nav from the buffer's language servers
   return o
 end
 
