@@ -29,3 +29,14 @@ AGENT_SERVER_LLM__TEMPERATURE=0 agent-server chat --provider embedded --workspac
 echo
 echo "That was the agent with the built-in model. Chat on with:  .venv/bin/agent-server chat --provider embedded"
 echo "(or set llm.provider = \"embedded\" in ~/.config/agent-server/config.toml; see docs/providers.md)."
+# What each built-in model costs on this machine, and which one suits it (agent-server doctor --json, "choices").
+.venv/bin/python - <<'PY'
+from agent_server.config import Settings
+from agent_server.doctor import model_choices
+from agent_server.llm.embedded.server import models_dir
+
+for c in model_choices(models_dir(Settings().llm.embedded)):
+    mark = "  <- suggested for this machine" if c["suggested"] else ""
+    print(f"  {c['model']}: {c['downloadMB']} MB download, ~{c['residentMiB'] / 1024:.1f} GiB resident, {c['speed']}{mark}")
+    print(f"    {c['use']}")
+PY
