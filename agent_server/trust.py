@@ -63,6 +63,7 @@ _LIMITS = {
     ("tools", "fetch_max_bytes"): "lets web_fetch read larger pages",
     ("memory", "tokens"): "gives memory notes more of the prompt",
     ("skills", "tokens"): "gives the skill list more of the prompt",
+    ("agent", "max_text_calls"): "lets one answer make more calls written as text (files-format edits included)",
 }
 # Switches a workspace may not turn on before it is trusted (turning them off tightens).
 _SWITCHES = {("memory", "enabled"): "turns memory on (the repository's .agent-server/memory.md reaches every prompt)"}

@@ -21,6 +21,8 @@ from agent_server.config import Settings
             ["tools.lint.python", "tools.lint..ts"],
         ),
         ({"tools": {"fetch_max_bytes": 1000, "fetch_timeout_s": 1}}, []),
+        ({"agent": {"max_text_calls": 200}}, ["agent.max_text_calls"]),  # 200 edits from one answer, unasked
+        ({"agent": {"max_text_calls": 5}}, []),
     ],
 )
 def test_raising_fetch_limits_or_setting_lint_needs_trust(layer: dict[str, Any], keys: list[str]) -> None:
