@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
+MAX_PATH_CHARS = 4096
 # Folders anywhere in the workspace whose files configure a program that runs by itself.
 PROTECTED_DIRS = frozenset(
     {
@@ -64,7 +65,10 @@ def protected_reason(rel: str) -> str | None:
 
 def protected_path(workspace: Path, path: str, base: Path | None = None) -> str | None:
     """`protected_reason` for a path given to a tool or a command (relative to `base`, the workspace by default),
-    checked as written and as it resolves through links."""
+    checked as written and as it resolves through links. A path longer than any real one is asked about unread:
+    resolving it would cost time on the event loop for nothing (PATH_MAX is 4,096 on Linux)."""
+    if len(path) > MAX_PATH_CHARS:
+        return f"a path of {len(path):,} characters is longer than any real path"
     base = Path(os.path.normpath(base or workspace))
     candidate = Path(os.path.expanduser(path)) if path.startswith("~") else base / path
     forms = [os.path.normpath(candidate)]

@@ -67,3 +67,10 @@ def test_commands_that_write_program_settings_ask_under_a_blanket_allow(ws: Path
                                      "echo x > notes.txt", "cp a b"])  # fmt: skip
 def test_commands_that_only_read_them_stay_allowed(ws: Path, command: str) -> None:
     assert _allow_everything().decide(TOOLS["run_command"], {"command": command}, ws) == "allow"
+
+
+def test_a_path_longer_than_any_real_one_is_asked_about_without_resolving_it(ws: Path) -> None:
+    policy = _allow_everything()
+    path = "a/" * 50_000 + "x.py"
+    assert protected_path(ws, path) is not None
+    assert policy.decide(TOOLS["write_file"], {"path": path, "content": "x"}, ws) == "ask"
