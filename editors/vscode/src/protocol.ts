@@ -108,15 +108,15 @@ export interface LlmSettings {
   model?: string;
 }
 
-/** initializationOptions for `initialize`: only the LLM settings the user actually set, and the save and diagnostics
- * opt-ins. */
+/** initializationOptions for `initialize`: only the LLM settings the user actually set, and the save, diagnostics and
+ * code (agent/_code, codeNav.ts) opt-ins. */
 export function initializationOptions(llm: LlmSettings): Record<string, unknown> {
   const picked: Record<string, string> = {};
   for (const key of ["provider", "baseUrl", "model"] as const) {
     const value = llm[key]?.trim();
     if (value) picked[key] = value;
   }
-  const options: Record<string, unknown> = { saveDocumentsRequest: true, diagnosticsRequest: true };
+  const options: Record<string, unknown> = { saveDocumentsRequest: true, diagnosticsRequest: true, codeRequest: true };
   if (Object.keys(picked).length > 0) options.llm = picked;
   return options;
 }

@@ -19,6 +19,7 @@ import {
 import type { CompletionToggle } from "./inlineCompletion";
 import { makeWhich, resolveServerCommand } from "./serverCommand";
 import { DIAGNOSTICS_METHOD, diagnosticsWatch, type DiagnosticsParams } from "./diagnostics";
+import { CODE_METHOD, answerCode, type CodeParams } from "./codeNav";
 import { showMessageRequest, type ShowMessageRequestParams } from "./questions";
 
 function llmSettings(): LlmSettings {
@@ -113,6 +114,7 @@ export class AgentServer implements vscode.Disposable {
     });
     const diagnostics = diagnosticsWatch(); // created now: it must see the changes before the server asks
     client.onRequest(DIAGNOSTICS_METHOD, (params: DiagnosticsParams) => diagnostics.answer(params));
+    client.onRequest(CODE_METHOD, (params: CodeParams) => answerCode(params)); // the code tools (codeNav.ts)
     let initialStart = true;
     client.onDidChangeState((e) => {
       if (this.client !== client) return;

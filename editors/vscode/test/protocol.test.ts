@@ -10,13 +10,18 @@ import {
 } from "../src/protocol";
 import { makeWhich, resolveServerCommand } from "../src/serverCommand";
 
-test("initializationOptions carries the LLM settings that are set, and always opts in to saveDocuments", () => {
+test("initializationOptions carries the LLM settings that are set, and always opts in to saveDocuments, diagnostics and code", () => {
   assert.deepEqual(initializationOptions({ provider: "ollama", baseUrl: " http://127.0.0.1:11434 ", model: "" }), {
     saveDocumentsRequest: true,
     diagnosticsRequest: true,
+    codeRequest: true,
     llm: { provider: "ollama", baseUrl: "http://127.0.0.1:11434" },
   });
-  assert.deepEqual(initializationOptions({}), { saveDocumentsRequest: true, diagnosticsRequest: true });
+  assert.deepEqual(initializationOptions({}), {
+    saveDocumentsRequest: true,
+    diagnosticsRequest: true,
+    codeRequest: true,
+  });
 });
 
 test("the pulled agentServer configuration holds only the LLM settings that are set", () => {

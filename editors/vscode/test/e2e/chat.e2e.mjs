@@ -19,6 +19,7 @@ import { TOTAL, buildRuffLsp, editsScenarios } from "./edits.e2e.mjs";
 import { trustSessionsScenarios } from "./trust_sessions.e2e.mjs";
 import { restoreScenarios } from "./restore.e2e.mjs";
 import { reviewScenarios } from "./review.e2e.mjs";
+import { codeNavScenarios } from "./codeNav.e2e.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const extRoot = resolve(here, "../..");
@@ -784,6 +785,7 @@ async function main() {
     await restoreScenarios({ scenario, until, script, fake, send, turnEnded, frame: () => frame, lastAgentText, titleAction, runCommand, page, ws, log, windowShot });
     await editsScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, openFile, frame: () => frame, lastAgentText });
     await reviewScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, frame: () => frame, lastAgentText, page, ws, openFile });
+    await codeNavScenarios({ scenario, until, script, chatRequests, fake, send, turnEnded, frame: () => frame, lastAgentText, ws, openFile });
     await scenario("typing / completes the server's slash commands; the expanded prompt reaches the model", async () => {
       mkdirSync(join(ws, ".agent-server/commands"), { recursive: true });
       writeFileSync(join(ws, ".agent-server/commands/review.md"), "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1 for bugs (command R7).");
