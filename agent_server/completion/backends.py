@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from ..llm._http import HTTPProvider, decode_json, iter_lines, json_body, raise_http_error, translate_errors
+from ..llm._http import HTTPProvider, decode_json, iter_lines, json_body, raise_http_error, read_error, translate_errors
 from ..llm._http import raise_stream_error as _stream_error
 from .templates import FimTemplate, family_of
 from .types import FimRequest, FimSupport
@@ -52,8 +52,8 @@ class _Base(HTTPProvider):
         with translate_errors(url):
             async with self._client.stream("POST", url, **json_body(body, self._headers)) as response:
                 if response.status_code != 200:
-                    raise_http_error(url, response.status_code, await response.aread())
-                async for line in iter_lines(response):
+                    raise_http_error(url, response.status_code, await read_error(response))
+                async for line in iter_lines(response):  # lines of at most MAX_LINE bytes
                     if line.strip():
                         yield line
 
@@ -103,12 +103,13 @@ class LlamaCppInfill(_Base):
         body = {"input_prefix": "", "input_suffix": "", "prompt": "x", "n_predict": 1, "cache_prompt": False}
         try:
             with translate_errors(url):
-                response = await self._client.post(url, **json_body(body, self._headers))
+                async with self._client.stream("POST", url, **json_body(body, self._headers)) as response:
+                    status = response.status_code  # the answer itself is not needed, and not read
+                    text = "" if status == 200 else (await read_error(response)).decode("utf-8", "replace")[:300]
         except Exception as exc:
             return FimSupport(False, str(exc))
-        if response.status_code == 200:
+        if status == 200:
             return FimSupport(True)
-        status, text = response.status_code, response.text[:300]
         return FimSupport(False, f"the llama.cpp server at {self.base_url} refuses /infill ({status}: {text})")
 
 

@@ -8,6 +8,10 @@ the answer (Claude Code's convention, so hook scripts written for it mostly work
   hook had not run. A hook never hangs a turn: it is killed (its whole process group) at `timeout_s`, and when
   the turn is cancelled.
 
+A hook's stdout and stderr are read as it writes them, and only their first `MAX_KEPT` bytes are kept (the model or
+the user reads `MAX_OUTPUT` characters, said to be cut when there was more): a hook printing without end (`yes`)
+costs no memory while it runs to its timeout.
+
 Hooks come from the user's settings, and from a workspace's `.agent-server.toml` only once the user trusted that
 workspace (config_layers.py withholds them before; `hooks` is a key that "runs programs" in trust.py).
 """
@@ -22,7 +26,7 @@ import logging
 import os
 import signal
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +40,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 BLOCK = 2
 MAX_OUTPUT = 4000  # characters of a hook's stderr the model or the user gets
+MAX_KEPT = 4 * MAX_OUTPUT + 4096  # bytes of each stream kept: MAX_OUTPUT characters of UTF-8 after blank lines
+READ_SIZE = 65536
 Notify = Callable[[str], Awaitable[None]]
 
 
@@ -85,7 +91,7 @@ async def run_hook(spec: HookSpec, payload: dict[str, Any], cwd: Path) -> HookRu
     except OSError as exc:
         return HookRun(None, problem=f"could not start: {exc}")
     try:
-        out, err = await asyncio.wait_for(process.communicate(data), spec.timeout_s)
+        out, err = await asyncio.wait_for(_talk(process, data), spec.timeout_s)
     except TimeoutError:
         _kill(process)
         await process.wait()
@@ -96,11 +102,44 @@ async def run_hook(spec: HookSpec, payload: dict[str, Any], cwd: Path) -> HookRu
     finally:
         if process.returncode is None:
             _kill(process)
-    return HookRun(process.returncode, _decode(out), _decode(err))
+    return HookRun(process.returncode, out.text(), err.text())
 
 
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace").strip()[:MAX_OUTPUT]
+@dataclass
+class _Kept:
+    """The start of what a hook wrote to one stream, and how much it wrote in all."""
+
+    data: bytearray = field(default_factory=bytearray)
+    total: int = 0
+
+    def text(self) -> str:
+        text = self.data.decode("utf-8", errors="replace").strip()
+        if len(text) <= MAX_OUTPUT and self.total <= len(self.data):
+            return text
+        return f"{text[:MAX_OUTPUT]}\n[... cut: the hook wrote {self.total:,} bytes]"
+
+
+async def _talk(process: asyncio.subprocess.Process, data: bytes) -> tuple[_Kept, _Kept]:
+    """`communicate` with a bound: the event on stdin, both outputs read to their end, their start kept."""
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+
+    async def feed(stdin: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a hook need not read its event
+            stdin.write(data)
+            await stdin.drain()
+        stdin.close()
+
+    async def drain(stream: asyncio.StreamReader) -> _Kept:
+        kept = _Kept()
+        while chunk := await stream.read(READ_SIZE):
+            kept.total += len(chunk)
+            if len(kept.data) < MAX_KEPT:
+                kept.data += chunk[: MAX_KEPT - len(kept.data)]
+        return kept
+
+    _, out, err = await asyncio.gather(feed(process.stdin), drain(process.stdout), drain(process.stderr))
+    await process.wait()
+    return out, err
 
 
 def _name(spec: HookSpec) -> str:

@@ -1,4 +1,9 @@
-"""HTTP plumbing shared by the providers: line splitting, error bodies, and httpx errors mapped to `LLMError`s."""
+"""HTTP plumbing shared by the providers: line splitting, error bodies, and httpx errors mapped to `LLMError`s.
+
+What an LLM server sends is read with a bound: a streamed line (or SSE event) at most `MAX_LINE` bytes, a whole JSON
+answer at most `MAX_BODY`, an error body's first `MAX_ERROR_BODY` (the rest is not read). A server that sends one
+endless line gets a clear `LLMStreamError` at the bound instead of a buffer that grows until memory runs out.
+"""
 
 from __future__ import annotations
 
@@ -38,24 +43,93 @@ def json_body(payload: dict[str, Any], headers: dict[str, str] | None = None) ->
     return {"content": content, "headers": {**(headers or {}), "Content-Type": "application/json"}}
 
 
+MAX_LINE = 16 * 1024 * 1024  # one streamed line or event: a whole file as one tool call's arguments fits
+MAX_BODY = 32 * 1024 * 1024  # one JSON answer (model lists, a non-streamed reply, a batch of embeddings)
+MAX_ERROR_BODY = 64 * 1024  # an error's body: only its message is used
+
+
+class Pending:
+    """The bytes of a line or event not complete yet, kept as pieces and joined once it ends: appending each piece to
+    one bytes object copied it all again every time (quadratic), and nothing bounded it."""
+
+    def __init__(self, url: str, what: str = "a line", limit: int = MAX_LINE) -> None:
+        self.url, self.what, self.limit = url, what, limit
+        self.pieces: list[bytes] = []
+        self.size = 0
+
+    def add(self, data: bytes) -> None:
+        if not data:
+            return
+        self.size += len(data)
+        if self.size > self.limit:
+            self.pieces.clear()
+            raise LLMStreamError(
+                self.url,
+                f"it sent more than {self.limit // (1024 * 1024)} MiB without ending {self.what}; "
+                "the answer was cut off there (a broken or hostile server)",
+            )
+        self.pieces.append(data)
+
+    def take(self, tail: bytes = b"") -> bytes:
+        """What is pending followed by `tail`; nothing is pending after."""
+        if not self.pieces:
+            return tail
+        self.pieces.append(tail)
+        joined = b"".join(self.pieces)
+        self.pieces.clear()
+        self.size = 0
+        return joined
+
+    def last(self, count: int) -> bytes:
+        """The last `count` bytes pending (fewer when less is)."""
+        out = b""
+        for piece in reversed(self.pieces):
+            out = piece[-(count - len(out)) :] + out
+            if len(out) >= count:
+                break
+        return out
+
+
+async def read_capped(response: httpx.Response, what: str = "its answer", limit: int = MAX_BODY) -> bytes:
+    """The whole body, or an `LLMStreamError` once it passes `limit` bytes."""
+    body = Pending(str(response.url), what, limit)
+    async for chunk in response.aiter_bytes():
+        body.add(chunk)
+    return body.take()
+
+
+async def read_error(response: httpx.Response) -> bytes:
+    """The start of an error's body (`MAX_ERROR_BODY` bytes); the rest is never read."""
+    kept: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        kept.append(chunk[: MAX_ERROR_BODY - size])
+        size += len(kept[-1])
+        if size >= MAX_ERROR_BODY:
+            break
+    return b"".join(kept)
+
+
 def make_client(timeout_s: float, connect_timeout_s: float) -> httpx.AsyncClient:
     """A client whose read timeout is the longest wait for the next byte (models can take a while to load)."""
     return httpx.AsyncClient(timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s))
 
 
 async def iter_lines(response: httpx.Response) -> AsyncIterator[bytes]:
-    """Lines split on `\\n` only (never on read boundaries); a final unterminated line is yielded too."""
-    buffer = b""
+    """Lines split on `\\n` only (never on read boundaries), each at most `MAX_LINE` bytes; a final unterminated line
+    is yielded too."""
+    pending = Pending(str(response.url))
     async for chunk in response.aiter_bytes():
         if b"\n" not in chunk:
-            buffer += chunk
+            pending.add(chunk)
             continue
-        lines = (buffer + chunk).split(b"\n")
-        buffer = lines.pop()
+        lines = pending.take(chunk).split(b"\n")
+        pending.add(lines.pop())
         for line in lines:
             yield line[:-1] if line.endswith(b"\r") else line
-    if buffer.strip():
-        yield buffer.rstrip(b"\r")
+    tail = pending.take()
+    if tail.strip():
+        yield tail.rstrip(b"\r")
 
 
 def error_detail(body: bytes) -> tuple[str, dict[str, Any]]:
@@ -165,7 +239,8 @@ class HTTPProvider:
 
     async def _request_json(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
         with translate_errors(url):
-            response = await self._client.request(method, url, json=body, headers=self._headers)
-        if response.status_code != 200:
-            raise_http_error(url, response.status_code, response.content)
-        return decode_json(url, response.content)
+            async with self._client.stream(method, url, json=body, headers=self._headers) as response:
+                if response.status_code != 200:
+                    raise_http_error(url, response.status_code, await read_error(response))
+                content = await read_capped(response)
+        return decode_json(url, content)

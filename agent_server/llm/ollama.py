@@ -22,7 +22,16 @@ from ..messages import (
     ToolCallEvent,
     Usage,
 )
-from ._http import HTTPProvider, decode_json, json_body, raise_http_error, raise_stream_error, translate_errors
+from ._http import (
+    HTTPProvider,
+    Pending,
+    decode_json,
+    json_body,
+    raise_http_error,
+    raise_stream_error,
+    read_error,
+    translate_errors,
+)
 from .base import ChatRequest, ModelInfo
 
 EMBED_BATCH = 64
@@ -159,7 +168,7 @@ class OllamaProvider(HTTPProvider):
             body = json_body(build_payload(request, self.keep_alive))
             async with self._client.stream("POST", url, **body) as response:
                 if response.status_code != 200:
-                    raise_http_error(url, response.status_code, await response.aread())
+                    raise_http_error(url, response.status_code, await read_error(response))
                 async for chunk in response.aiter_bytes():
                     for event in parser.feed(chunk):
                         yield event
@@ -210,16 +219,16 @@ class NDJSONChat:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.buffer = b""
+        self.pending = Pending(url)  # the line not ended yet: at most MAX_LINE bytes
         self.had_calls = False
         self.finished = False
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
         if b"\n" not in chunk:
-            self.buffer += chunk
+            self.pending.add(chunk)
             return []
-        lines = (self.buffer + chunk).split(b"\n") if self.buffer else chunk.split(b"\n")
-        self.buffer = lines.pop()
+        lines = self.pending.take(chunk).split(b"\n")
+        self.pending.add(lines.pop())
         out: list[StreamEvent] = []
         for line in lines:
             if self.finished:
@@ -237,9 +246,9 @@ class NDJSONChat:
     def close(self) -> list[StreamEvent]:
         """The last line may lack its newline (or the server sent one non-streamed object)."""
         out: list[StreamEvent] = []
-        if self.buffer.strip() and not self.finished:
-            self._object(decode_json(self.url, self.buffer), self.buffer, out)
-        self.buffer = b""
+        rest = self.pending.take()
+        if rest.strip() and not self.finished:
+            self._object(decode_json(self.url, rest), rest, out)
         return out
 
     def _object(self, obj: Any, line: bytes, out: list[StreamEvent]) -> None:

@@ -16,7 +16,16 @@ from ..messages import (
     Message,
     StreamEvent,
 )
-from ._http import HTTPProvider, decode_json, json_body, loads, raise_http_error, translate_errors
+from ._http import (
+    HTTPProvider,
+    decode_json,
+    json_body,
+    loads,
+    raise_http_error,
+    read_capped,
+    read_error,
+    translate_errors,
+)
 from .base import ChatRequest, ModelInfo
 from .openai_stream import SSEChat, StreamState
 from .server_facts import apply_llamacpp_props, apply_lmstudio_model, props_describe
@@ -103,10 +112,10 @@ class OpenAIProvider(HTTPProvider):
         with translate_errors(url):
             async with self._client.stream("POST", url, **body) as response:
                 if response.status_code != 200:
-                    raise_http_error(url, response.status_code, await response.aread())
+                    raise_http_error(url, response.status_code, await read_error(response))
                 if "text/event-stream" not in response.headers.get("content-type", "text/event-stream"):
                     # The server ignored stream:true and sent one completion object.
-                    for event in turn.chunk(decode_json(url, await response.aread())):
+                    for event in turn.chunk(decode_json(url, await read_capped(response))):
                         yield event
                     turn.done = True
                 else:

@@ -27,7 +27,7 @@ from ..messages import (
     ToolCallEvent,
     Usage,
 )
-from ._http import decode_json, loads, raise_stream_error
+from ._http import Pending, decode_json, loads, raise_stream_error
 
 log = logging.getLogger(__name__)
 
@@ -273,7 +273,7 @@ class SSEChat:
 
     def __init__(self, turn: StreamState) -> None:
         self.turn = turn
-        self.buffer = b""
+        self.pending = Pending(turn.url, "an event")  # the event not ended yet: at most MAX_LINE bytes
         self.data: list[bytes] = []
         self.head = b"\x00"  # matches no event until a template is learnt
         self.tail = b""
@@ -281,18 +281,19 @@ class SSEChat:
         self.learnt = 0
 
     def feed(self, chunk: bytes) -> list[StreamEvent]:
-        if b"\n" not in chunk:
-            self.buffer += chunk
+        if not _may_end_event(self.pending.last(2), chunk):
+            self.pending.add(chunk)  # no event ends in it: kept as a piece, joined once one does
             return []
-        text = self.buffer + chunk if self.buffer else chunk
+        text = self.pending.take(chunk)
         if b"\r" in text:
             text = text.replace(b"\r\n", b"\n")  # same as stripping one `\r` from the end of every line
-        # Whole events (ended by a blank line) at once; the incomplete tail waits in the buffer.
+        # Whole events (ended by a blank line) at once; the incomplete tail waits (it is part of this chunk).
         blocks = text.split(b"\n\n")
-        self.buffer = blocks.pop()
+        tail = blocks.pop()
+        self.pending.add(tail)
         out: list[StreamEvent] = []
         turn = self.turn
-        if not self.data and not turn.done and _all_simple(text, len(text) - len(self.buffer), len(blocks)):
+        if not self.data and not turn.done and _all_simple(text, len(text) - len(tail), len(blocks)):
             # Every whole event is one `data: {...}` line (what servers send per token): decode them in a tight loop.
             chunk_into = turn.chunk_into
             head, tail = self.head, self.tail
@@ -341,11 +342,10 @@ class SSEChat:
     def close(self) -> list[StreamEvent]:
         """Dispatch what is left: a final `data: [DONE]` may lack its blank line, or even its newline."""
         out: list[StreamEvent] = []
-        for line in self.buffer.split(b"\n"):
+        for line in self.pending.take().split(b"\n"):
             if self.turn.done:
                 break
             self._line(line.rstrip(b"\r"), out)
-        self.buffer = b""
         if self.data and not self.turn.done:
             self._dispatch(out)
         return out
@@ -382,6 +382,14 @@ class SSEChat:
         except ValueError:
             obj = decode_json(self.turn.url, payload)
         self.turn.chunk_into(obj, out)
+
+
+def _may_end_event(before: bytes, chunk: bytes) -> bool:
+    """Whether a blank line (`\\n\\n`, or `\\n\\r\\n`) ends in `chunk`, `before` being the two bytes before it."""
+    if b"\n\n" in chunk or b"\n\r\n" in chunk:
+        return True
+    seam = before + chunk[:2]
+    return b"\n\n" in seam or b"\n\r\n" in seam
 
 
 def _all_simple(text: bytes, end: int, n: int) -> bool:

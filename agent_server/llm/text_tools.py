@@ -4,10 +4,15 @@ Recognized forms: `<tool_call>{...}</tool_call>` (Hermes/Qwen, also `<function=n
 `[TOOL_REQUEST]{...}[END_TOOL_REQUEST]` (LM Studio), `<tool>{"server_name","tool_name","arguments"}</tool>`, fenced
 ```json / ```tool blocks, and a bare `{"name": ..., "arguments"|"parameters": ...}` object. Only offered names count,
 and nothing inside `<think>...</think>` does.
+
+The text is the model's, so it may be hostile: thousands of unclosed tags, fences or `{"` openers, JSON nested past
+the recursion limit. Every pattern here finishes in time linear in the text (no pattern can fail after a long scan
+and be retried at the next position), and the JSON decoder gets a budget of characters for its failed attempts.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import uuid
@@ -24,37 +29,65 @@ _TAGGED = [
     re.compile(r"```(?:json|tool|tool_call|tool_code)?[ \t]*\n(.*?)```", re.DOTALL),
 ]
 _FUNCTION = re.compile(r"<function=([\w.\-]+)>(.*?)(?:</function>|$)", re.DOTALL)
-_PARAMETER = re.compile(r"<parameter=([\w.\-]+)>\s*(.*?)\s*(?:</parameter>|(?=<parameter=)|$)", re.DOTALL)
+# The value is stripped in code: `\s*(.*?)\s*` before the end would retry every split of a long run of spaces.
+_PARAMETER = re.compile(r"<parameter=([\w.\-]+)>(.*?)(?:</parameter>|(?=<parameter=)|$)", re.DOTALL)
 _DECODER = json.JSONDecoder()
+# `{` or `[{` where an object can start: `}`, or a key and its colon, next (`{x`, `{name}`, `{'a'` and `{"a{"` are
+# never decoded). A key's scan ends at the next quote, so at the next opener's at the latest: linear in all.
+_OPENER = re.compile(r'\[?\{(?=\s*(?:\}|"(?:[^"\\\n]|\\.)*"\s*:))')
+# Characters that failed JSON decodes may read per character of text (then the rest is not searched): prose and code
+# fail within a few characters of each `{`; only text built to make every attempt read to the end runs out.
+_DECODE_BUDGET = 2
 
 
 def recover_tool_calls(text: str, names: set[str]) -> tuple[list[ToolCall], str]:
     """The calls found in `text` (offered `names` only) and the text left visible once they are removed."""
     visible = _THINK.sub("", text)
     calls: list[ToolCall] = []
-    spans: list[tuple[int, int]] = []
+    taken = _Spans()
     for pattern in _TAGGED:
         for match in pattern.finditer(visible):
-            if _overlaps(match.span(), spans):
+            if not taken.free(*match.span()):
                 continue
             found = _calls_in(match.group(1), names)
             if found:
                 calls.extend(found)
-                spans.append(match.span())
+                taken.take(*match.span())
     for start, end, obj in _bare_objects(visible):
-        if _overlaps((start, end), spans):
+        if not taken.free(start, end):
             continue
         found = [c for c in (_call_from(o, names) for o in _as_list(obj)) if c is not None]
         if found:
             calls.extend(found)
-            spans.append((start, end))
-    for start, end in sorted(spans, reverse=True):
-        visible = visible[:start] + visible[end:]
-    return calls, visible.strip()
+            taken.take(start, end)
+    return calls, taken.cut_from(visible).strip()
 
 
-def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
-    return any(span[0] < e and s < span[1] for s, e in spans)
+class _Spans:
+    """Spans of the text that held calls: none overlap, so sorted by start they are sorted by end too, and a new
+    span is checked against its one neighbour (a check against every span was quadratic in the calls)."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def free(self, start: int, end: int) -> bool:
+        before = bisect.bisect_left(self.starts, end)  # the spans that start before this one ends
+        return before == 0 or self.ends[before - 1] <= start
+
+    def take(self, start: int, end: int) -> None:
+        at = bisect.bisect_left(self.starts, start)
+        self.starts.insert(at, start)
+        self.ends.insert(at, end)
+
+    def cut_from(self, text: str) -> str:
+        """`text` without the spans."""
+        kept, at = [], 0
+        for start, end in zip(self.starts, self.ends, strict=True):
+            kept.append(text[at:start])
+            at = end
+        kept.append(text[at:])
+        return "".join(kept)
 
 
 def _calls_in(payload: str, names: set[str]) -> list[ToolCall]:
@@ -62,7 +95,7 @@ def _calls_in(payload: str, names: set[str]) -> list[ToolCall]:
     for fn in _FUNCTION.finditer(payload):
         args: dict[str, Any] = {}
         for param in _PARAMETER.finditer(fn.group(2)):
-            args[param.group(1)] = _loose_value(param.group(2))
+            args[param.group(1)] = _loose_value(param.group(2).strip())
         if call := _call_from({"name": fn.group(1), "arguments": args}, names):
             out.append(call)
     if out:
@@ -75,7 +108,7 @@ def _calls_in(payload: str, names: set[str]) -> list[ToolCall]:
 def _loose_value(raw: str) -> Any:
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past the recursion limit: kept as the text it is
         return raw
 
 
@@ -84,20 +117,52 @@ def _as_list(obj: Any) -> list[Any]:
 
 
 def _bare_objects(text: str) -> Iterator[tuple[int, int, Any]]:
-    """Every top-level JSON object or array of objects in `text`, with its span."""
-    index = 0
-    while True:
-        starts = [i for i in (text.find("{", index), text.find("[{", index)) if i >= 0]
-        if not starts:
+    """Every top-level JSON object or array of objects in `text`, with its span. Each `{` is tried; an attempt that
+    fails costs what the decoder read, out of a budget linear in the text, so `{"a: {"a: ...` stays linear."""
+    budget = _DECODE_BUDGET * len(text) + 10_000
+    index, limit = 0, len(text)
+    while budget > 0:
+        opener = _OPENER.search(text, index, limit)
+        if opener is None:
             return
-        start = min(starts)
-        try:
-            obj, end = _DECODER.raw_decode(text, start)
-        except ValueError:
+        start = opener.start()
+        found, read, unterminated = _decode_at(text, start)
+        budget -= read
+        if found is None:
+            if unterminated is not None:
+                # No quote closes the string that starts there (the decoder read to the end): no object after it
+                # has a key, so none after it can be a call.
+                limit = min(limit, unterminated)
             index = start + 1
             continue
-        yield start, end, obj
-        index = end
+        yield start, found[1], found[0]
+        index = found[1]
+
+
+def _decode_at(text: str, start: int) -> tuple[tuple[Any, int] | None, int, int | None]:
+    """The JSON value at `start` and its end (None when there is none), the characters read, and where an
+    unterminated string starts. The decoder reads a window that grows 8 times while its end is what stopped it: a
+    decoding error counts the lines before it, so an attempt on the whole text would cost the whole text."""
+    size, read = 256, 0
+    while True:
+        window = text[start : start + size]
+        whole = start + size >= len(text)
+        try:
+            obj, end = _DECODER.raw_decode(window)
+        except json.JSONDecodeError as exc:
+            unterminated = exc.msg.startswith("Unterminated string")
+            if whole or not (unterminated or exc.pos >= len(window) - 16):
+                return (
+                    None,
+                    read + (len(window) if unterminated else exc.pos + 1),
+                    start + exc.pos if unterminated else None,
+                )
+            read += len(window)
+            size *= 8
+            continue
+        except RecursionError:  # nested past the recursion limit: not a call
+            return None, read + len(window), None
+        return (obj, start + end), read + end, None
 
 
 _NOT_ARGUMENTS = {"name", "tool_name", "server_name", "function", "id", "type", "index"}
@@ -123,7 +188,7 @@ def _call_from(obj: Any, names: set[str]) -> ToolCall | None:
     if isinstance(args, str):
         try:
             args = json.loads(args) if args.strip() else {}
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             call.arguments_error = f"arguments are not valid JSON ({exc}): {args[:200]}"
             return call
     if isinstance(args, dict):
@@ -144,7 +209,7 @@ def call_shaped(text: str) -> list[ToolCall]:
         ToolCall(
             id="",
             name=fn.group(1),
-            arguments={p.group(1): _loose_value(p.group(2)) for p in _PARAMETER.finditer(fn.group(2))},
+            arguments={p.group(1): _loose_value(p.group(2).strip()) for p in _PARAMETER.finditer(fn.group(2))},
         )
         for fn in _FUNCTION.finditer(visible)
     ]

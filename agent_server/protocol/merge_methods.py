@@ -6,6 +6,7 @@ show as a diff, or null when no single place was found (the editor then asks the
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,4 +28,5 @@ def register(server: AgentLanguageServer) -> None:
     @rpc(server, "agent/_mergeBlock")
     async def merge(params: dict[str, Any]) -> dict[str, Any]:
         p = MergeBlockParams.model_validate(params)
-        return {"text": merge_block(p.text, p.block)}
+        # Off the event loop: 16 MB of text and a block the model wrote take seconds to match.
+        return {"text": await asyncio.to_thread(merge_block, p.text, p.block)}

@@ -31,6 +31,7 @@ from ..turn.checks import edit_watcher
 from ..turn.client import AgentClient
 from ..turn.context_step import ContextStep
 from ..turn.edit_blocks import edit_calls
+from ..turn.guards.text_call_cap import capped
 from ..turn.live_session import Session
 from ..turn.loop import run_turn
 from ..turn.prompts import system_prompt
@@ -59,19 +60,27 @@ class TurnHost(Protocol):
     def tools_for(self, session: Session, profile: Profile | None = None) -> ToolRegistry: ...
 
 
-def _recovery(settings: Settings, session: Session) -> Callable[[str, set[str]], tuple[list[ToolCall], str]] | None:
-    """How calls written as text are read: edit blocks in `files` format, tool calls otherwise (if on)."""
+def _recovery(settings: Settings, session: Session) -> Callable[[str, set[str]], tuple[list[ToolCall], int]] | None:
+    """How calls written as text are read: edit blocks in `files` format, tool calls otherwise (if on); either way
+    at most `agent.max_text_calls` of them run (text_call_cap.py)."""
+    cap = settings.agent.max_text_calls
     if settings.agent.edit_format == "files":
         if not session.files_edit:
             return None  # a question: a file the answer quotes is not a change
 
-        def from_blocks(text: str, names: set[str]) -> tuple[list[ToolCall], str]:
+        def from_blocks(text: str, names: set[str]) -> tuple[list[ToolCall], int]:
             now = shown_files.current_text(session.shown_files, session.cwd)
             calls = edit_calls(text, session.shown_files, now, may_remove=session.files_remove)
-            return [c for c in calls if c.name in names], text
+            return capped([c for c in calls if c.name in names], cap)
 
         return from_blocks
-    return recover_tool_calls if settings.agent.recover_text_tool_calls else None
+    if not settings.agent.recover_text_tool_calls:
+        return None
+
+    def from_text(text: str, names: set[str]) -> tuple[list[ToolCall], int]:
+        return capped(recover_tool_calls(text, names)[0], cap)
+
+    return from_text
 
 
 async def _keep_nothing(history: list[Message]) -> None:  # a sub-turn's history is scratch

@@ -23,7 +23,7 @@ def defined_names(text: str, python: bool) -> set[str]:
     if python:
         try:
             tree = ast.parse(text)
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError):  # nested past the recursion limit: read as other code
             pass
         else:
             return top_level_names(tree)

@@ -35,16 +35,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..messages import ToolCall
+from .block_scan import BlockScan
 from .code_names import best_match, defined_names
 from .excerpt_merge import merged
 
-FENCE = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)[ \t]*(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)(?P=fence)[ \t]*$",
-    re.M | re.S,
-)
-SEARCH_REPLACE = re.compile(
-    r"^<{5,9} ?SEARCH[^\n]*\n(?P<old>.*?)^={5,9}[ \t]*\n(?P<new>.*?)^>{5,9} ?REPLACE[^\n]*$", re.M | re.S
-)
 # A path on its own line: `a/b.py`, `**a/b.py**`, `### a/b.py`, `File: a/b.py`, `a/b.py:` (Markdown decorations off).
 PATH_LINE = re.compile(
     r"^[ \t]*(?:#+[ \t]*|[-*][ \t]+)?(?:(?:file|path|filename)[ \t]*:[ \t]*)?"
@@ -71,29 +65,55 @@ def edit_calls(
 ) -> list[ToolCall]:
     """The write_file / edit_file calls `text` asks for (empty when it asks for none). `current` is the shown files'
     text now (it places blocks without a path and merges excerpts); `may_remove` is False when the request asks for
-    no removal, so a block that only drops definitions is taken for an excerpt."""
-    current = current or {}
+    no removal, so a block that only drops definitions is taken for an excerpt. Time linear in the text and the
+    shown files: each block is read once, each shown file's names read once (`_Shown`), each file merged once."""
+    files = _Shown(shown, current or {})
     known = {s.path for s in shown}
+    scan = BlockScan(text)
     calls: list[ToolCall] = []
-    taken: list[tuple[int, int]] = []
-    for match in SEARCH_REPLACE.finditer(text):
-        path = _path_before(text, match.start(), known)
+    taken = bytearray(len(scan.lines))  # the lines of search/replace blocks: a fence starting there is not a block
+    for block in scan.search_replace():
+        path = _path_before(scan, block.line, known)
         if path is None:
             continue
-        old, new = match.group("old"), match.group("new")
-        calls.append(_call("edit_file", {"path": path, "old_text": old.rstrip("\n"), "new_text": new.rstrip("\n")}))
-        taken.append(match.span())
-    for match in FENCE.finditer(text):
-        if any(s <= match.start() < e for s, e in taken) or SEARCH_REPLACE.search(match.group("body")):
+        old, new = block.old.rstrip("\n"), block.new.rstrip("\n")
+        calls.append(_call("edit_file", {"path": path, "old_text": old, "new_text": new}))
+        taken[block.line : block.last + 1] = b"\x01" * (block.last + 1 - block.line)
+    for fence in scan.fences():
+        if taken[fence.line] or scan.holds_search_replace(fence):
             continue
-        path = _path_in_info(match.group("info"), known) or _path_before(text, match.start(), known)
-        for named, body in _split_on_paths(match.group("body"), path, known):
-            target = named or _place(body, shown, current)
+        path = _path_in_info(fence.info, known) or _path_before(scan, fence.line, known)
+        for named, body in _split_on_paths(fence.body, path, known):
+            target = named or _place(body, files)
             if target is not None:
-                content = current.get(target)
-                merge = merged(content, body, may_remove) if content and target.endswith(".py") else None
-                calls.append(_call("write_file", {"path": target, "content": merge or body}))
-    return _without_echoes(_last_per_path(calls), current)
+                calls.append(_call("write_file", {"path": target, "content": body}))
+    kept = _last_per_path(calls)
+    for call in kept:  # merged after the drafts are gone: one merge per file, whatever the answer repeats
+        target = call.arguments["path"]
+        content = files.current.get(target)
+        if call.name == "write_file" and content and target.endswith(".py"):
+            body = call.arguments["content"]
+            call.arguments["content"] = merged(content, body, may_remove) or body
+    return _without_echoes(kept, files.current)
+
+
+@dataclass
+class _Shown:
+    """The shown files of one answer, their names read at most once however many blocks the answer has."""
+
+    shown: list[Shown]
+    current: Mapping[str, str]
+    _names: dict[str, set[str]] | None = None
+
+    def names(self) -> dict[str, set[str]]:
+        """The names each shown file (that exists) defines at its top level."""
+        if self._names is None:
+            self._names = {
+                s.path: defined_names(self.current[s.path], s.path.endswith(".py"))
+                for s in self.shown
+                if s.path in self.current
+            }
+        return self._names
 
 
 def _split_on_paths(body: str, path: str | None, known: set[str]) -> list[tuple[str | None, str]]:
@@ -128,14 +148,14 @@ def _path_line(line: str, known: set[str]) -> str | None:
     return path if path in known or "/" in path else None  # a bare `x.py` could be code; `a/x.py` cannot
 
 
-def _place(body: str, shown: list[Shown], current: Mapping[str, str]) -> str | None:
+def _place(body: str, files: _Shown) -> str | None:
     """The file a block without a path is: the editable file defining the most of the block's names, else the only
     editable file shown, unless the block defines only a read-only file's names (an echoed test goes nowhere)."""
     if not _looks_like_code(body):
         return None
-    editable = {s.path for s in shown if s.editable}
-    python = all(s.path.endswith(".py") for s in shown)
-    names = {s.path: defined_names(current[s.path], s.path.endswith(".py")) for s in shown if s.path in current}
+    editable = {s.path for s in files.shown if s.editable}
+    python = all(s.path.endswith(".py") for s in files.shown)
+    names = files.names()
     block = defined_names(body, python)
     best = best_match(block, {path: found for path, found in names.items() if path in editable})
     if best is not None:
@@ -181,13 +201,12 @@ def _path_in_info(info: str, known: set[str]) -> str | None:
     return None
 
 
-def _path_before(text: str, start: int, known: set[str]) -> str | None:
+def _path_before(scan: BlockScan, line: int, known: set[str]) -> str | None:
     """The path named on the last non-blank line before a block (a fence opening in between is skipped)."""
-    lines = text[:start].rstrip("\n").split("\n")[-3:]
-    for line in reversed(lines):
-        if not line.strip() or line.lstrip().startswith(("```", "~~~")):
+    for text in reversed(scan.before(line)):
+        if not text.strip() or text.lstrip().startswith(("```", "~~~")):
             continue
-        match = PATH_LINE.match(line)
+        match = PATH_LINE.match(text)
         if match:
             path = _normal(match.group("path"))
             return _resolve(path, known)

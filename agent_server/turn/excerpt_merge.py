@@ -20,14 +20,15 @@ BUILTINS = set(dir(builtins)) | {"__name__", "__file__", "__doc__"}
 
 
 def merged(original: str, block: str, may_remove: bool) -> str | None:
-    """The file with the excerpt `block` merged in; None when `block` is the whole file (or either does not parse)."""
+    """The file with the excerpt `block` merged in; None when `block` is the whole file (or either does not parse,
+    or nests deeper than Python's recursion limit lets `ast` build or compare it: the block is the model's)."""
     try:
         old_tree, new_tree = ast.parse(original), ast.parse(block)
-    except (SyntaxError, ValueError):
+        if not _is_excerpt(old_tree, new_tree, may_remove):
+            return None
+        return _merge(original, old_tree, block, new_tree)
+    except (SyntaxError, ValueError, RecursionError):
         return None
-    if not _is_excerpt(old_tree, new_tree, may_remove):
-        return None
-    return _merge(original, old_tree, block, new_tree)
 
 
 def _is_excerpt(old: ast.Module, new: ast.Module, may_remove: bool) -> bool:

@@ -22,6 +22,7 @@ from .guards.analysis import analyze
 from .guards.call_holdback import CallHoldback
 from .guards.dropped_tools import switch_if_dropped
 from .guards.loop_guards import end_looping_answer, run_calls_guarded
+from .guards.text_call_cap import NOT_RUN, tell_not_run
 from .interrupted import unanswered_calls
 from .model_call import ModelReply, call_model
 from .tool_step import run_tool_call
@@ -77,13 +78,13 @@ async def run_turn(turn: Turn) -> StopReason:
             continue  # the server silently cut the prompt: that answer saw a mangled history
         if reply.loop is not None:
             return await end_looping_answer(turn, reply)
-        offered = recover(turn, reply.message, request)
+        offered = await recover(turn, reply.message, request)
         unique_ids(reply.message.tool_calls, turn.session.history)
         await turn.record(reply.message)
         if not reply.message.tool_calls and offered:
-            if (unknown := unknown_tools.unknown_calls(reply.message.content, offered)) and (
-                stop := await nudge_unknown_call(turn, unknown, offered)
-            ):
+            # (off the event loop, as the recovery: the answer's text is as long as the model likes)
+            unknown = await asyncio.to_thread(unknown_tools.unknown_calls, reply.message.content, offered)
+            if unknown and (stop := await nudge_unknown_call(turn, unknown, offered)):
                 return stop
             if unknown:
                 continue
@@ -92,6 +93,8 @@ async def run_turn(turn: Turn) -> StopReason:
             empty_answers = 0
             if (stop := await run_calls_guarded(turn, reply.message.tool_calls, call_tools)) is not None:
                 return stop
+            if await tell_not_run(turn, reply.message):
+                continue  # the answer held more calls than run: the model sends the rest
             if files_applied(turn, reply.message):  # the answer was the edit: done, as in Aider, once it checks out
                 if (failed := await verify(turn)) is None:
                     return "end_turn"
@@ -157,7 +160,7 @@ def offered_names(turn: Turn, request: ChatRequest) -> set[str]:
     return {spec.name for spec in request.tools} or (set(turn.tools.names()) if offered else set())
 
 
-def recover(turn: Turn, message: Message, request: ChatRequest) -> set[str]:
+async def recover(turn: Turn, message: Message, request: ChatRequest) -> set[str]:
     """Tool calls the model wrote as text instead of emitting them (only names we offered count). Returns the names
     offered to the model (empty when this turn does not recover calls: no recovery, or no tools offered)."""
     names = offered_names(turn, request)
@@ -165,10 +168,17 @@ def recover(turn: Turn, message: Message, request: ChatRequest) -> set[str]:
         return set()
     if message.tool_calls:
         return names
-    calls, _visible = turn.recover_calls(message.content, names)
+    try:  # off the event loop: the text is the model's and as long as it likes (a cancel is answered meanwhile)
+        calls, not_run = await asyncio.to_thread(turn.recover_calls, message.content, names)
+    except asyncio.CancelledError:
+        message.meta["cancelled"] = True
+        await turn.record(message)  # the answer the user saw stays in the history; none of its calls ran
+        raise
     if calls:
         message.tool_calls = calls
         message.meta["recovered_tool_calls"] = True
+        if not_run:
+            message.meta[NOT_RUN] = not_run
     return names
 
 

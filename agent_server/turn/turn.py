@@ -64,7 +64,8 @@ class Turn:
     record: Callable[[Message], Awaitable[None]]
     relay: UpdateRelay
     services: Services = field(default_factory=lambda: Services())
-    recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], str]] | None = None
+    # Calls written in the answer's text (offered names only): the ones to run, and how many more it held (capped).
+    recover_calls: Callable[[str, set[str]], tuple[list[ToolCall], int]] | None = None
     # Called before a tool that may change files runs (after approval): takes the turn's checkpoint.
     checkpoint: Callable[[Tool, dict[str, Any]], Awaitable[None]] | None = None
     # Called after approval, before an edit tool runs: returns what to call after it ran (the errors it introduced).

@@ -19,7 +19,7 @@ middle, streamed in the path's own framing (`Delay` steps pause it, so a cancell
 
 One scripted `Reply` is consumed per chat request on either `/api/chat` (NDJSON) or `/v1/chat/completions` (SSE): the
 path picks the framing, `"stream": false` in the request picks a single JSON object. A reply is a list of steps
-(`Text`, `Thinking`, `Both`, `ToolCalls`, `Delay`, `StreamError`, `Comment`, `Raw`) plus framing knobs; an HTTP error
+(`Text`, `Thinking`, `Both`, `ToolCalls`, `Delay`, `StreamError`, `Comment`, `Raw`, `Flood`) plus framing knobs; an HTTP error
 is a reply too (`Reply.ollama_error`, `Reply.llamacpp_error`, `Reply.ollama_v1_error`, `Reply.vllm_error`).
 
 Request-driven behaviour as the real servers: empty `messages` on /api/chat answers `done_reason:"load"` (`"unload"`
@@ -154,7 +154,16 @@ class Raw:
     data: str
 
 
-Step = Text | Thinking | Both | ToolCalls | Delay | StreamError | Comment | Raw
+@dataclass
+class Flood:
+    """`piece` repeated for `size` bytes, written as fast as the client reads (a line or event that never ends when
+    `piece` has no newline); it stops when the client hangs up."""
+
+    piece: str = "x"
+    size: int = 256 * 1024 * 1024
+
+
+Step = Text | Thinking | Both | ToolCalls | Delay | StreamError | Comment | Raw | Flood
 
 
 @dataclass
@@ -266,6 +275,8 @@ def _step_from_dict(s: dict[str, Any]) -> Step:
         return Comment(s["comment"])
     if "raw" in s:
         return Raw(s["raw"])
+    if "flood" in s:
+        return Flood(s["flood"], int(s.get("size", 256 * 1024 * 1024)))
     raise ValueError(f"unknown reply step: {s!r}")
 
 
@@ -304,7 +315,7 @@ class _ClientGone(Exception):
 
 # --- rendering: Ollama NDJSON -----------------------------------------------------------------------------
 
-_Frame = bytes | Delay  # one line/event, or a pause
+_Frame = bytes | Delay | Flood  # one line/event, a pause, or bytes without end
 
 
 def _now() -> str:
@@ -380,6 +391,8 @@ def render_ollama_lines(reply: Reply, model: str) -> list[_Frame]:
             return frames
         elif isinstance(step, Raw):
             frames.append(step.data.encode())
+        elif isinstance(step, Flood):
+            frames.append(step)
     if reply.final_line:
         frames.append(line({}, done=True, done_reason=reply.done_reason, **_ollama_metrics(reply.usage)))
     return frames
@@ -491,6 +504,8 @@ def render_openai_events(reply: Reply, model: str, include_usage: bool) -> list[
             frames.append(f": {step.text}\n\n".encode())
         elif isinstance(step, Raw):
             frames.append(step.data.encode())
+        elif isinstance(step, Flood):
+            frames.append(step)
         elif isinstance(step, StreamError):
             err = step.error or {"code": 500, "message": step.message, "type": "server_error"}
             if step.style == "legacy":
@@ -594,7 +609,7 @@ def render_fim_frames(reply: Reply, path: str, model: str) -> list[_Frame]:
 
     frames: list[_Frame] = []
     for step in reply.steps:
-        if isinstance(step, Delay):
+        if isinstance(step, Delay | Flood):
             frames.append(step)
         elif isinstance(step, Text):
             frames.append(frame(step.text, False))
@@ -1178,6 +1193,10 @@ class FakeLLMServer:
                     if done and not gone.result():
                         raise _ClientGone()
                     continue
+                if isinstance(frame, Flood):
+                    await flush()
+                    await self._flood(writer, frame, gone)
+                    continue
                 batch.append(frame)
                 if len(batch) >= per_write:
                     await flush()
@@ -1189,6 +1208,13 @@ class FakeLLMServer:
                 gone.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await gone
+
+    async def _flood(self, writer: asyncio.StreamWriter, flood: Flood, gone: asyncio.Future[bytes]) -> None:
+        block = (flood.piece * max(1, 65536 // max(1, len(flood.piece)))).encode()
+        written = 0
+        while written < flood.size:
+            await self._write_chunk(writer, block[: flood.size - written], False, gone)
+            written += len(block)
 
     async def _write_chunk(
         self, writer: asyncio.StreamWriter, data: bytes, split: bool, gone: asyncio.Future[bytes]
@@ -1264,6 +1290,7 @@ __all__ = [
     "FakeModel",
     "FakeToolCall",
     "FakeUsage",
+    "Flood",
     "Raw",
     "RecordedRequest",
     "Reply",

@@ -43,6 +43,8 @@ class CallHoldback:
         self.hidden: list[str] = []  # the blocks that were calls and never shown
 
     def feed(self, text: str) -> str:
+        if self._pos:  # what was shown or dropped goes: kept, every delta would copy the whole answer again
+            self._buf, self._pos = self._buf[self._pos :], 0
         self._buf += text
         return self._drain(final=False)
 
@@ -113,9 +115,13 @@ class CallHoldback:
             self._space = ""
 
 
+_ANY_OPENER = re.compile("|".join(re.escape(o) for o in _OPENERS))
+
+
 def _first_opener(text: str) -> int | None:
-    found = [i for i in (text.find(o) for o in _OPENERS) if i >= 0]
-    return min(found) if found else None
+    # One search that stops at the first opener: a find per opener read all the held text again at every delta.
+    found = _ANY_OPENER.search(text)
+    return found.start() if found else None
 
 
 def _partial_suffix(text: str, openers: tuple[str, ...]) -> int:

@@ -1,0 +1,44 @@
+"""The calls read from one answer's text are capped: only the first `agent.max_text_calls` run.
+
+Native tool calls come through the model server's parser; calls written as text, and the edit blocks of the `files`
+edit format, are read by us from whatever the model wrote, and nothing limited how many: one answer of 2,000 blocks
+wrote 2,000 files under `write_file = "allow"`. The calls past the cap are not applied. After the ones that ran, the
+model reads how many were not (as the user's message, so it can send them again) and the turn goes on, where an
+applied `files` answer would have ended it: the round limit bounds a model that keeps sending too many.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ... import acp
+from ...messages import Message, ToolCall
+
+if TYPE_CHECKING:
+    from ..turn import Turn
+
+NOT_RUN = "calls_not_run"  # the answer message's meta: how many of its calls were not applied
+
+
+def capped(calls: list[ToolCall], cap: int) -> tuple[list[ToolCall], int]:
+    """The calls to run and how many more the answer held."""
+    return calls[:cap], max(0, len(calls) - cap)
+
+
+def note(ran: int, not_run: int, files: bool) -> str:
+    kind = "edit blocks" if files else "tool calls"
+    return (
+        f"Only the first {ran} of the {ran + not_run} {kind} in your answer were applied (at most {ran} per answer); "
+        f"the other {not_run} were not applied. Send the ones still needed in your next answer."
+    )
+
+
+async def tell_not_run(turn: Turn, answer: Message) -> bool:
+    """After the answer's calls ran: if some were cut, tell the model (and the user); True when it was told."""
+    not_run = int(answer.meta.get(NOT_RUN) or 0)
+    if not not_run:
+        return False
+    text = note(len(answer.tool_calls), not_run, turn.settings.agent.edit_format == "files")
+    await turn.record(Message(role="user", content=text, meta={"nudge": True}))
+    await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {text}]\n")))
+    return True
