@@ -126,8 +126,8 @@ class AgentConfig(Section):
     recover_text_tool_calls: bool = True
     """Tool calls a model writes as text (JSON, tags) run as calls; off only to measure what it does."""
     max_text_calls: int = Field(default=20, ge=1, le=200)
-    """At most this many calls read from one answer's text run (tool calls written as text, the edit blocks of the
-    `files` format); the rest are not applied, and the model is told so in the next request. A workspace file may
+    """At most this many calls of one answer run: read from its text (tool calls written as text, the edit blocks of
+    the `files` format) or native; the rest are not applied, and the model is told so in the next request. A workspace file may
     lower it; raising it needs trust."""
     repetition_guard: bool = True
     """A streamed answer that repeats one span is cut (`max_tokens`) instead of running to the token limit."""

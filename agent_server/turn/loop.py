@@ -22,7 +22,7 @@ from .guards.analysis import analyze
 from .guards.call_holdback import CallHoldback
 from .guards.dropped_tools import switch_if_dropped
 from .guards.loop_guards import end_looping_answer, run_calls_guarded
-from .guards.text_call_cap import NOT_RUN, tell_not_run
+from .guards.text_call_cap import NOT_RUN, capped, tell_not_run
 from .interrupted import unanswered_calls
 from .model_call import ModelReply, call_model
 from .tool_step import run_tool_call
@@ -162,7 +162,10 @@ def offered_names(turn: Turn, request: ChatRequest) -> set[str]:
 
 async def recover(turn: Turn, message: Message, request: ChatRequest) -> set[str]:
     """Tool calls the model wrote as text instead of emitting them (only names we offered count). Returns the names
-    offered to the model (empty when this turn does not recover calls: no recovery, or no tools offered)."""
+    offered to the model (empty when this turn does not recover calls: no recovery, or no tools offered). Native
+    calls are capped like recovered ones (`agent.max_text_calls` per answer): a server's parser is no bound either."""
+    if len(message.tool_calls) > turn.settings.agent.max_text_calls:
+        message.tool_calls, message.meta[NOT_RUN] = capped(message.tool_calls, turn.settings.agent.max_text_calls)
     names = offered_names(turn, request)
     if turn.recover_calls is None or not names:
         return set()

@@ -17,7 +17,7 @@ import pytest
 
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import answer_permissions, install_apply_edit, prompt_params, sent_messages
-from tests.fakes.fake_llm import FakeLLMServer, FakeModel, Reply
+from tests.fakes.fake_llm import FakeLLMServer, FakeModel, FakeToolCall, Reply, ToolCalls
 from tests.lsp_client import LspClient
 
 PROBE_LIMIT_S = 1.0  # the bound for a request answered while the answer is read
@@ -87,13 +87,24 @@ def text_calls(count: int) -> str:
     return "".join(call.format(i=i) for i in range(count))
 
 
-@pytest.mark.parametrize(("edit_format", "count"), [("files", 2000), ("tools", 300)])
+def native_calls(count: int) -> Reply:
+    calls = [FakeToolCall("write_file", {"path": f"new/f{i}.py", "content": f"x = {i}\n"}) for i in range(count)]
+    return Reply(steps=[ToolCalls(calls)])
+
+
+@pytest.mark.parametrize(("edit_format", "count"), [("files", 2000), ("tools", 300), ("native", 300)])
 async def test_an_answer_runs_at_most_the_cap_and_the_model_is_told_the_rest_were_not_applied(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer, edit_format: str, count: int
 ) -> None:
     (workspace / "leap.py").write_text("def leap_year(year):\n    pass\n")
-    answer, kind = (file_blocks(count), "edit blocks") if edit_format == "files" else (text_calls(count), "tool calls")
-    fake_llm.script(Reply.text(answer, pieces=50), Reply.text("Understood."))
+    if edit_format == "native":  # calls the model server parsed: capped the same way
+        fake_llm.script(native_calls(count), Reply.text("Understood."))
+        kind, edit_format = "tool calls", "tools"
+    else:
+        answer, kind = (
+            (file_blocks(count), "edit blocks") if edit_format == "files" else (text_calls(count), "tool calls")
+        )
+        fake_llm.script(Reply.text(answer, pieces=50), Reply.text("Understood."))
     policy = {"tools": {"policy": {"write_file": "allow"}}}  # agent.max_text_calls left at its default, 20
     client = await start_server(workspace, {**options(fake_llm, editFormat=edit_format), **policy})
     answer_permissions(client, "allow_once")
