@@ -69,6 +69,12 @@ def register(server: AgentLanguageServer) -> None:
         async with trust_question:
             await _settle_trust()
 
+    async def trust_settled() -> None:
+        """Wait while the trust question is open: a turn runs with its answer (a verify_command trusted meanwhile)."""
+        if trust_question.locked():
+            async with trust_question:
+                pass
+
     async def _settle_trust() -> None:
         loaded = server.loaded
         if loaded is None:
@@ -174,6 +180,7 @@ def register(server: AgentLanguageServer) -> None:
         agent = server.require_agent()
         session = await agent.open(req.session_id)
         session.prompt_request_id = server.protocol.msg_id
+        await trust_settled()
         stop = await agent.prompt(req.session_id, req.prompt, server.client)
         return acp.PromptResponse(stop_reason=stop).dump()
 
