@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..messages import ToolCall
+from .call_formats import FORMATS
 
 _THINK = re.compile(r"<think>.*?(</think>|$)", re.DOTALL)
 _TAGGED = [
@@ -45,6 +46,11 @@ def recover_tool_calls(text: str, names: set[str]) -> tuple[list[ToolCall], str]
     visible = _THINK.sub("", text)
     calls: list[ToolCall] = []
     taken = _Spans()
+    for fmt in FORMATS:  # Harmony, Mistral, pythonic (llm/call_formats/): whole spans, markers included
+        for span in fmt.find(visible, names):
+            if taken.free(span.start, span.end):
+                calls.extend(span.calls)
+                taken.take(span.start, span.end)
     for pattern in _TAGGED:
         for match in pattern.finditer(visible):
             if not taken.free(*match.span()):
@@ -205,6 +211,13 @@ def call_shaped(text: str) -> list[ToolCall]:
     """Every call the text makes, offered or not: `{"name": ..., "arguments": ...}` objects (bare, fenced or tagged)
     and `<function=name>` blocks. The loop uses it to tell "called something that is not a tool" from prose."""
     visible = _THINK.sub("", text)
+    taken, formatted = _Spans(), []
+    for fmt in FORMATS:  # their spans are cut first, so a Mistral list is not found again as bare JSON
+        for span in fmt.find(visible, None):
+            if taken.free(span.start, span.end):
+                taken.take(span.start, span.end)
+                formatted += span.calls
+    visible = taken.cut_from(visible)
     found = [
         ToolCall(
             id="",
@@ -223,4 +236,4 @@ def call_shaped(text: str) -> list[ToolCall]:
             if isinstance(name, str) and name and any(k in fn for k in _ARG_KEYS):
                 args = next(fn[k] for k in _ARG_KEYS if k in fn)
                 found.append(ToolCall(id="", name=name, arguments=args if isinstance(args, dict) else {"value": args}))
-    return found
+    return formatted + found

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable
 
+from ...llm.call_formats import HELD
 from ...llm.text_tools import call_shaped, recover_tool_calls
 
 _TAGS = {
@@ -22,6 +23,7 @@ _TAGS = {
     "<function=": "</function>",
     "[TOOL_REQUEST]": "[END_TOOL_REQUEST]",
     "<tool>": "</tool>",
+    **HELD,  # `[TOOL_CALLS]` (to the end of the answer: no closer), `<|tool_call_start|>`
 }
 _OPENERS = ("{", "[{", "```", *_TAGS)
 _CALL_FENCES = {"", "json", "tool", "tool_call", "tool_code", "javascript", "js"}
@@ -150,7 +152,7 @@ def _judge(text: str, final: bool, is_call: Callable[[str], bool]) -> tuple[str,
         return ("call" if is_call(block) else "text"), len(block)
     for opener, closer in _TAGS.items():
         if text.startswith(opener):
-            end = text.find(closer)
+            end = text.find(closer) if closer else -1
             if end < 0:
                 return _unfinished(text, final, is_call)
             block = text[: end + len(closer)]
