@@ -281,11 +281,18 @@ def check_answer(turn: Turn, text: str, empty_answers: int) -> tuple[str | None,
         if files and _take(turn, "deflection", cfg.deflection_retries):
             turn.require_tool = True
             return unlooked_files.unread_nudge(files), 0
-    if verdict == "incomplete" and _take(turn, "continue", cfg.continuation_nudges):
+    if verdict == "incomplete" and not _read_only(turn) and _take(turn, "continue", cfg.continuation_nudges):
         return prompts.CONTINUE_NUDGE, 0
     if cfg.profile == "task" and _take(turn, "reminder", cfg.no_tool_reminders):
         return prompts.NO_TOOL_REMINDER, 0
     return None, 0
+
+
+def _read_only(turn: Turn) -> bool:
+    """A turn that can change nothing (plan and ask modes): an answer that says what would be done next is the plan
+    it was asked for, not an action it forgot to take, so "call the tools needed to do it" does not apply."""
+    tools = [turn.tools.get(name) for name in turn.tools.names()]
+    return not any(t is not None and t.kind in ("edit", "delete", "move", "execute") for t in tools)
 
 
 def _take(turn: Turn, kind: str, cap: int) -> bool:

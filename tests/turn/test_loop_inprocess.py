@@ -114,3 +114,22 @@ async def test_an_announcement_without_a_call_is_nudged_to_continue(tmp_path: Pa
         assert await run(service, client, ws, "What is in a.txt?") == "end_turn"
     assert len(provider.requests) == 3 and "Continue" in provider.requests[1].messages[-1].content
     assert client.text().endswith("It holds CONTENT.")
+
+
+async def test_plan_mode_takes_an_announced_change_as_the_plan_not_as_a_forgotten_action(tmp_path: Path) -> None:
+    from agent_server import acp
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "a.py").write_text("x = 1\n")
+    announce = "I will now change a.py to set x to 2."
+    for mode, calls in (("plan", 2), ("code", 3)):
+        provider = ScriptedProvider(call("read_file", path="a.py"), announce, "Done.")
+        client = RecordingClient()
+        async with scripted_service(ws, provider, client, agent={"edit_format": "tools"}) as service:
+            session = await service.new_session(str(ws))
+            await service.set_mode(session.id, mode)
+            assert await service.prompt(session.id, [acp.TextContent(text="Set x to 2 in a.py")], client) == "end_turn"
+        assert len(provider.requests) == calls, mode
+        if mode == "code":  # with tools that act, the same announcement is nudged to act
+            assert "call the tools" in provider.requests[2].messages[-1].content
