@@ -40,10 +40,10 @@ from agent_server.llm.openai_compat import OpenAIProvider, build_payload  # noqa
 from agent_server.messages import Finish, Message, PromptProgress  # noqa: E402
 from agent_server.session.service import AgentService  # noqa: E402
 from agent_server.terminal import TerminalClient  # noqa: E402
-from agent_server.tools.builtin import default_registry  # noqa: E402
 from agent_server.tools.lean import lean_specs  # noqa: E402
 from agent_server.turn.prompts import system_prompt  # noqa: E402
 from tests.real_llm import xllama  # noqa: E402
+from tests.tools.builtin_registry import default_registry  # noqa: E402
 
 QUESTIONS = [
     "In one sentence: what is a Python list comprehension?",

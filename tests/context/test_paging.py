@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agent_server.tools.base import PAGE_CHARS, Tool, ToolContext, ToolResult
-from agent_server.tools.builtin import default_registry
 from agent_server.tools.registry import ToolRegistry
 from agent_server.tools.spill import SpillStore, spill_page
+from tests.tools.builtin_registry import default_registry
 from tests.tools.conftest import RecordingClient
 
 

@@ -14,10 +14,10 @@ from agent_server.llm.base import ChatRequest, GenerationOptions
 from agent_server.llm.openai_compat import OpenAIProvider, build_payload
 from agent_server.llm.slot_cache import SlotCache
 from agent_server.messages import Finish, Message, PromptProgress, StreamEvent
-from agent_server.tools.builtin import default_registry
 from agent_server.tools.lean import lean_specs
 from agent_server.turn.prompts import system_prompt
 from tests.real_llm import xllama
+from tests.tools.builtin_registry import default_registry
 
 MODEL = xllama.qwen_model()
 pytestmark = pytest.mark.skipif(

@@ -8,7 +8,7 @@ import pytest
 
 from agent_server.config import ToolsConfig
 from agent_server.tools.base import ToolContext
-from agent_server.tools.builtin import default_registry
+from tests.tools.builtin_registry import default_registry
 
 registry = default_registry()
 

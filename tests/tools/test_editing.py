@@ -8,8 +8,8 @@ import pytest
 
 from agent_server import acp
 from agent_server.tools.base import ToolContext
-from agent_server.tools.builtin import default_registry
 from agent_server.turn.client import ClientFeatures
+from tests.tools.builtin_registry import default_registry
 
 from .conftest import RecordingClient
 

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from agent_server.tools.base import ToolContext
-from agent_server.tools.builtin import default_registry
 from agent_server.tools.reading import HUGE_BYTES
+from tests.tools.builtin_registry import default_registry
 
 from .conftest import RecordingClient
 
