@@ -1,5 +1,6 @@
-"""Issue 42, files as Neovim keeps them: a file without a final newline edited by the agent is saved as the agent
-wrote it (the next :w does not warn that it changed since reading), and a CRLF file's review shows no `^M`."""
+"""Issue 42, files and tabs as Neovim shows them: a file without a final newline edited by the agent is saved as the
+agent wrote it (the next :w does not warn that it changed since reading), a CRLF file's review shows no `^M`, and the
+tab line names the review's tab and the chat in words."""
 
 from __future__ import annotations
 
@@ -73,3 +74,20 @@ def test_a_crlf_files_review_window_and_chat_show_no_carriage_returns(
     assert "\r" not in review and "\r" not in result["chat_while_open"] and "\r" not in result["chat"]
     assert result["waited"] and (workspace / "calc.py").read_bytes() == CRLF.replace("a - b", "a + b").encode()
     assert errors(result) == []
+
+
+@pytest.mark.parametrize("opted_out", [False, True])
+def test_the_tab_line_names_the_review_and_the_chat_in_words(
+    nvim: Nvim, workspace: Path, fake_llm: FakeLLMServer, opted_out: bool
+) -> None:
+    (workspace / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    fake_llm.script(Reply.tool_call("edit_file", {**EDIT}), Reply.text("ok"))
+    setup: dict[str, object] = {"tabline": False} if opted_out else {}
+    result = nvim.run("tab_labels.lua", setup=setup)
+    assert result["pending"] and result["waited"]
+    line = result["tabline"]
+    if opted_out:  # tabline = false: Neovim's own, untouched
+        assert result["option"] == "" and "a//p/calc.py" in line, line
+        return
+    assert " 3 agent chat " in line and " 2 calc.py (proposed) " in line, line
+    assert "a//" not in line, line

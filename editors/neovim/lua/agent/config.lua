@@ -24,6 +24,9 @@ M.defaults = {
   -- you may edit; gr rejects a hunk, ga keeps it and goes on, gy (or :w) allows what you see (|agent-review-diff|).
   -- false: the floating window for file changes too.
   review_diff = true,
+  -- Tab labels in words for the plugin's tabs ("calc.py (proposed)", "agent chat") instead of Neovim's shortened
+  -- names ("a//p/calc.py"); set only when 'tabline' is empty. false: Neovim's own tab line.
+  tabline = true,
   -- Chat window: 'right' (vertical split), 'below' (horizontal split) or 'current'.
   layout = 'right',
   width = 80, -- columns of a 'right' chat

@@ -25,6 +25,7 @@ function M.setup(opts)
     end,
   })
   require('agent.completion').setup(group)
+  require('agent.tabline').setup(config.options.tabline)
 end
 
 local function ensure_setup()
