@@ -150,3 +150,33 @@ async def test_bad_positions_and_unknown_files_get_an_empty_answer_and_the_serve
     assert isinstance(far["items"], list)
     ok = await client.request("textDocument/inlineCompletion", inline(uri))
     assert ok["items"][0]["insertText"] == "return 1"
+
+
+async def test_a_suggestion_stops_at_the_end_of_the_function_and_the_file_still_parses(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    """Issue 42: the model runs past the function and the stream stops mid-line (the token limit): what Tab would
+    insert ends with the function's body, never in a dangling `def` after it."""
+    import ast
+
+    fake_llm.models = [FakeModel("qwen2.5-coder-1.5b")]
+    fake_llm.script(
+        Reply.text("width = max(width, 0)\n    return width * height\n\n\ndef perimeter(width, h", pieces=4),
+        Reply.text("def perimeter(w, h):\n    return 2 * (w + h)\ndef volume(w, h, d):\n", pieces=3),
+    )
+    client = await start_server(workspace, options(fake_llm))
+    uri = open_doc(client, workspace / "geo.py")
+    inside = await client.request("textDocument/inlineCompletion", inline(uri))
+    body = inside["items"][0]["insertText"]
+    assert body == "width = max(width, 0)\n    return width * height"
+    ast.parse(SOURCE.replace("    \n", "    " + body + "\n", 1))
+    # At top level after the last function: one definition, not the next one's dangling header.
+    end = "def area(width, height):\n    return width * height\n\n\n"
+    client.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": end}]},
+    )
+    top = await client.request("textDocument/inlineCompletion", inline(uri, line=4, character=0))
+    suggestion = top["items"][0]["insertText"]
+    assert suggestion == "def perimeter(w, h):\n    return 2 * (w + h)"
+    ast.parse(end + suggestion + "\n")
