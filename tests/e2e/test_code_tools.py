@@ -67,6 +67,19 @@ async def test_code_tools_are_offered_only_where_an_editor_serves_them(
     assert json.dumps(plain["tools"]) == json.dumps(others)
 
 
+async def test_read_only_modes_get_the_reading_code_tools_and_never_rename(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    server = await code_server(start_server, workspace, fake_llm)
+    for mode in ("ask", "plan"):
+        fake_llm.script(Reply.text("Hello."))
+        sid = await new_session(server, workspace)
+        assert await server.request("agent/session/set_mode", {"sessionId": sid, "modeId": mode}) == {}
+        assert await prompt(server, sid, "hi") == "end_turn"
+        offered = set(tool_names(fake_llm.chat_requests()[-1].json)) & CODE_TOOLS
+        assert offered == CODE_TOOLS - {"rename_symbol"}, (mode, offered)
+
+
 async def test_find_definition_finds_the_column_and_shows_the_definition(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer
 ) -> None:
