@@ -136,14 +136,15 @@ def parse_command(path: Path, base: Path, root: Path) -> CustomCommand:
     )
 
 
-def _inside(path: Path, real_root: str) -> bool:
+def inside(path: Path, real_root: str) -> bool:
+    """`path` (every link on its way followed) is `real_root` or below it."""
     real = os.path.realpath(path)
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def _workspace_problem(path: Path, real_root: str, label: str) -> str | None:
-    """Why a workspace command file is not read, or None (inside the workspace, one name only)."""
-    if not _inside(path, real_root):
+def workspace_problem(path: Path, real_root: str, label: str) -> str | None:
+    """Why a workspace file (a command, a skill) is not read, or None (inside the workspace, one name only)."""
+    if not inside(path, real_root):
         return f"{label}: a link out of the workspace (the file or a folder on its way); not read"
     try:
         if hard_linked(path.stat()):
@@ -166,7 +167,7 @@ def discover_commands(
     for base, pattern, workspace in bases:
         if not base.is_dir():
             continue
-        if workspace and not _inside(base, real_root):  # not even listed: it could be any folder, `/` included
+        if workspace and not inside(base, real_root):  # not even listed: it could be any folder, `/` included
             problems.append(f"{_label(base, root)}: a link out of the workspace; its commands are not read")
             continue
         paths = sorted(base.glob(pattern))
@@ -176,7 +177,7 @@ def discover_commands(
             if not path.is_file():
                 continue
             label = _label(path, root)
-            why = _workspace_problem(path, real_root, label) if workspace else None
+            why = workspace_problem(path, real_root, label) if workspace else None
             if why is None and workspace and refuse is not None and (denied := refuse(path)):
                 why = f"{label}: {denied}; not read"
             if why is not None:

@@ -25,7 +25,7 @@ import platformdirs
 
 from ..errors import SandboxError
 from ..tools.sandbox import hard_linked, read_regular
-from .commands import NAME
+from .commands import NAME, inside, workspace_problem
 from .frontmatter import split
 
 Scope = Literal["user", "workspace"]
@@ -65,11 +65,6 @@ def _label(path: Path, root: Path) -> str:
     return str(path)
 
 
-def inside(path: Path, real_root: str) -> bool:
-    real = os.path.realpath(path)
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
-
-
 def one_line(text: str, width: int = MAX_DESCRIPTION) -> str:
     line = " ".join(text.split())
     return line if len(line) <= width else line[: width - 1] + "…"
@@ -77,13 +72,14 @@ def one_line(text: str, width: int = MAX_DESCRIPTION) -> str:
 
 def _problem(path: Path, real_root: str | None, refuse: Refuse | None, label: str) -> str | None:
     """Why a skill file is not read, or None. `real_root`: the workspace's (None for the user's own files)."""
-    if real_root is not None and not inside(path, real_root):
-        return f"{label}: a link out of the workspace (the file or a folder on its way); not read"
-    try:
-        if hard_linked(path.stat()):
-            return f"{label}: a hard link (another of its names may be outside the workspace); not read"
-    except OSError as exc:
-        return f"{label}: {exc.strerror or exc}"
+    if real_root is not None and (why := workspace_problem(path, real_root, label)) is not None:
+        return why
+    if real_root is None:
+        try:
+            if hard_linked(path.stat()):
+                return f"{label}: a hard link (another of its names may be outside the workspace); not read"
+        except OSError as exc:
+            return f"{label}: {exc.strerror or exc}"
     if real_root is not None and refuse is not None and (denied := refuse(path)):
         return f"{label}: {denied}; not read"
     return None
