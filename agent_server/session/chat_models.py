@@ -50,6 +50,7 @@ def as_wire(current: str, models: list[ModelInfo]) -> dict[str, Any]:
                 "contextLength": m.context_length,
                 "tools": m.supports_tools,
                 "thinking": m.supports_thinking,
+                "vision": m.supports_vision,  # the pickers mark the models that see pictures
             }
             for m in models
         ],
