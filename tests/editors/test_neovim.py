@@ -105,25 +105,22 @@ class Interactive:
             },
         )
         self.env = env
+        self._spawn(
+            [NVIM, "-i", "NONE", "--clean", "--listen", self.sock, "-u", str(SCRIPTS / "interactive.lua")],
+            nvim.workspace,
+        )
+        self.wait_for(lambda s: True, what="Neovim to listen")
+
+    def _spawn(self, argv: list[str], cwd: Path) -> None:
+        """Neovim without a UI (--headless); test_neovim_tui.py's Tui gives it its terminal UI instead."""
         self.proc = subprocess.Popen(
-            [
-                NVIM,
-                "--headless",
-                "-i",
-                "NONE",
-                "--clean",
-                "--listen",
-                self.sock,
-                "-u",
-                str(SCRIPTS / "interactive.lua"),
-            ],
-            cwd=nvim.workspace,
-            env=env,
+            [argv[0], "--headless", *argv[1:]],
+            cwd=cwd,
+            env=self.env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
-        self.wait_for(lambda s: True, what="Neovim to listen")
 
     def _remote(self, *args: str) -> str:
         out = subprocess.run(

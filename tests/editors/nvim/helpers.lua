@@ -16,9 +16,14 @@ end
 H.cfg = read_json(assert(os.getenv('AGENT_TEST_CONFIG'), 'AGENT_TEST_CONFIG is not set'))
 H.result = { notifications = {}, events = {} }
 
--- Keep every message the plugin shows, for the test to assert on.
-vim.notify = function(msg, level)
+-- Keep every message the plugin shows, for the test to assert on (setup.show_messages: shown as well, as a user sees
+-- them in a terminal).
+local notify = vim.notify
+vim.notify = function(msg, level, opts)
   table.insert(H.result.notifications, { msg = tostring(msg), level = level or vim.log.levels.INFO })
+  if H.cfg.setup.show_messages then
+    notify(msg, level, opts)
+  end
 end
 
 vim.opt.rtp:prepend(H.cfg.plugin)

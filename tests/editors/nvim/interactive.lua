@@ -2,6 +2,14 @@
 -- the test types keys into it (--remote-send) like a user and reads the state (--remote-expr AgentTestState()).
 local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/helpers.lua')
 
+local restores = 0
+vim.api.nvim_create_autocmd('User', {
+  pattern = 'AgentCheckpointRestored',
+  callback = function()
+    restores = restores + 1
+  end,
+})
+
 function _G.AgentTestState()
   local permission = require('agent.permission')
   local review = permission.open_reviews[1]
@@ -29,6 +37,7 @@ function _G.AgentTestState()
     turns = #vim.tbl_filter(function(e)
       return e.name == 'AgentTurnDone'
     end, H.result.events),
+    restores = restores,
     chat = H.chat_text(),
   })
 end

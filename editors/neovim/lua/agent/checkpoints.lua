@@ -202,21 +202,34 @@ local function preview_then_run(chat, cl, how)
           return c.path
         end, type(result.conflicts) == 'table' and result.conflicts or {})
         vim.cmd('silent! checktime') -- buffers of files restored on disk reload
-        local msg = ('agent: restored %d file(s)'):format(#done)
+        local summary = ('restored %d file(s)'):format(#done)
         if result.conversationCut then
-          msg = msg .. ' and cut the conversation'
+          summary = summary .. ' and cut the conversation'
         end
         if #left > 0 then
-          msg = msg .. ('; left %d conflicting file(s) as they are: %s'):format(#left, table.concat(left, ', '))
+          summary = summary .. ('; left %d conflicting file(s) as they are'):format(#left)
+        end
+        local details = {}
+        if #left > 0 then
+          details[#details + 1] = 'left as they are (conflicts): ' .. table.concat(left, ', ')
         end
         if type(result.undoCheckpointId) == 'string' then
-          msg = msg .. '\n:AgentCheckpoints → "Undo the last restore" takes it back'
+          details[#details + 1] = ':AgentCheckpoints → "Undo the last restore" takes it back'
         end
         for _, note in ipairs(type(result.notes) == 'table' and result.notes or {}) do
-          msg = msg .. '\n' .. tostring(note)
+          details[#details + 1] = tostring(note)
         end
-        vim.notify(msg, vim.log.levels.INFO)
+        -- The whole story in the chat; in the message area one line that fits (more ends in "Press ENTER").
+        local function tell()
+          local chat_mod = require('agent.chat')
+          chat_mod.note(chat, summary)
+          for _, line in ipairs(details) do
+            chat_mod.note(chat, line)
+          end
+          require('agent.message').brief('agent: ' .. summary .. (#details > 0 and ' (more in the chat)' or ''))
+        end
         local function finish()
+          tell()
           restored_event(how.id, {
             restored = true,
             files = done,
