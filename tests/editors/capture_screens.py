@@ -43,24 +43,32 @@ local function signal(name)
 end
 vim.defer_fn(function()
   local permission = require('agent.permission')
-  local function next_review()
-    vim.wait(30000, function() return #permission.open_reviews > 0 end, 50)
-    vim.cmd('stopinsert')
+  -- An approval never opens by itself: it waits behind a notice until the user asks (:AgentReview).
+  local function next_pending()
+    vim.wait(30000, function()
+      return #permission.open_reviews > 0
+    end, 50)
     vim.wait(300)
     return permission.open_reviews[1]
   end
   vim.cmd('edit ' .. cfg.workspace .. '/calc.py')
   vim.cmd('AgentChat Run the tests, then fix the sign in @calc.py')
-  -- A command's approval: the floating window with the exact command and its folder.
-  local command = next_review()
-  signal('command')
+  -- A command's approval waiting: the notice and the chat's block; the user is back in their file.
+  local command = next_pending()
+  vim.cmd('stopinsert')
+  vim.cmd('wincmd t')
+  signal('waiting')
+  -- :AgentReview: the floating window with the exact command and its folder.
   if command then
+    vim.cmd('AgentReview')
+    signal('command')
     command.answer('reject_once') -- the float's `r`
   end
-  -- The edit's approval: a diff tab, the file now beside the proposal (editable).
-  local edit = next_review()
-  signal('approval')
+  -- The edit's approval, opened with :AgentReview: a diff tab, the file now beside the proposal (editable).
+  local edit = next_pending()
   if edit then
+    vim.cmd('AgentReview')
+    signal('approval')
     vim.cmd('normal! ]c') -- to the second hunk (the review put the cursor on the first)
     vim.cmd('normal gr') -- reject it: the proposal's lines go back to the file's
     vim.wait(300)
@@ -175,6 +183,7 @@ def main() -> None:
 
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
         pending = {
+            "waiting": "nvim-waiting.txt",
             "command": "nvim-command.txt",
             "approval": "nvim-approval.txt",
             "review": "nvim-review-diff.txt",

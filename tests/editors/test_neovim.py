@@ -228,7 +228,7 @@ def test_the_review_window_shows_the_diff_before_the_choice_and_the_chat_stays_u
     assert "approval waiting" in result["pending_screen"], result["pending_screen"]
     # The chat shows the change meanwhile and can be scrolled; the question stays open.
     assert "+    return a + b" in result["chat_while_open"]
-    assert "approval waiting: :AgentReview" in result["winbar_while_open"]
+    assert "? approval waiting (ga)" in result["winbar_while_open"]
     assert result["scrolled_top"] == 1 and result["scrolled_end"] > 1 and result["still_pending"]
     review = "\n".join(result["review"])
     # :AgentReview: the exact change, as a diff, before anything is decided; the file is untouched until then.

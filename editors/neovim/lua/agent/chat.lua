@@ -302,8 +302,8 @@ local function set_winbar(chat)
   if chat.busy and not client.is_ready(chat.client_id) then
     table.insert(parts, '◌ starting the agent…')
   elseif chat.waiting then
-    local key = config.options.keymaps.review
-    table.insert(parts, '? ' .. chat.waiting .. ': :AgentReview' .. (key and (' or ' .. key) or ''))
+    local key = config.options.keymaps.review -- short: the bar is cut from the left when it is too long
+    table.insert(parts, '? ' .. chat.waiting .. ' (' .. (key or ':AgentReview') .. ')')
   elseif chat.busy then
     table.insert(parts, '● working  (:AgentStop)')
   end
