@@ -385,6 +385,11 @@ local function reset(chat)
   end
 end
 
+--- Open the waiting approval (keymaps.review), as :AgentReview does.
+function M.review()
+  require('agent.permission').review()
+end
+
 --- The chat of a client, created on first use.
 function M.get(st)
   local chat = M.by_client[st.id]
@@ -399,7 +404,7 @@ function M.get(st)
     local keys = config.options.keymaps
     map(chat.buf, 'n', keys.stop, function() M.stop(chat) end, 'agent: stop the turn')
     map(chat.buf, 'n', keys.close, function() M.close(chat) end, 'agent: close the chat')
-    map(chat.buf, 'n', keys.review, function() require('agent.permission').review() end, 'agent: open the waiting approval')
+    map(chat.buf, 'n', keys.review, M.review, 'agent: open the waiting approval')
     show_help(chat)
   end
   return chat
@@ -460,7 +465,7 @@ local function input_buffer(chat)
   map(buf, 'i', keys.send_insert, send, 'agent: send the message')
   map(buf, 'n', keys.stop, function() M.stop(chat) end, 'agent: stop the turn')
   map(buf, 'n', keys.close, function() M.close(chat) end, 'agent: close the chat')
-  map(buf, 'n', keys.review, function() require('agent.permission').review() end, 'agent: open the waiting approval')
+  map(buf, 'n', keys.review, M.review, 'agent: open the waiting approval')
   chat.input_buf = buf
   return buf
 end
