@@ -46,8 +46,15 @@ export class ChatController {
   private serverState: ToWebview | undefined;
   private lastPrompt: { blocks: ContentBlock[]; attachments: string[] } | undefined;
   private toRestore: string | undefined;
-  /** A prompt sent while the server was still starting: sent once it runs (the user bubble is already shown). */
+  /** A prompt sent while the server was still starting or a session was loading: sent once both are done; shown
+   * meanwhile after the transcript (`pending`), so a replay arriving first goes above it. */
   private queued: { blocks: ContentBlock[]; attachments: string[]; done: () => void } | undefined;
+  private pending: ToWebview | undefined;
+  private progress: ToWebview | undefined;
+  /** The `agent/session/load` in flight: its replay is still arriving. */
+  private loading: Promise<void> | undefined;
+  /** The last "Models unavailable" said: the same failure is not said again until the list comes back. */
+  private modelsProblem: string | undefined;
 
   constructor(private readonly host: ChatHost) {}
 
@@ -64,24 +71,40 @@ export class ChatController {
     this.rpc = rpc;
     this.cancelPermissions();
     if (rpc) void this.refreshModels();
-    let restored: Promise<void> | undefined;
     if (rpc && this.toRestore) {
       const id = this.toRestore;
       this.toRestore = undefined;
-      if (!this.sessionId) restored = this.loadSession(id);
+      if (!this.sessionId) void this.loadSession(id);
     }
+    if (rpc) void this.sendQueued();
+  }
+
+  /** The waiting prompt, once the server runs and no session is loading: shown after the replay, then sent. */
+  private async sendQueued(): Promise<void> {
+    while (this.loading) await this.loading;
+    const rpc = this.rpc;
     const queued = this.queued;
-    if (rpc && queued) {
-      this.queued = undefined;
-      const { blocks, attachments } = queued;
-      void (restored ?? Promise.resolve())
-        .then(() => {
-          // The replay of the resumed session cleared the bubble shown while waiting: show it again.
-          if (restored) this.show({ type: "user", text: promptText(blocks), attachments });
-          return this.run(rpc, blocks, attachments);
-        })
-        .finally(queued.done);
+    if (!rpc || !queued || this.busy) return;
+    this.queued = undefined;
+    this.setPending(undefined);
+    const { blocks, attachments } = queued;
+    this.show({ type: "user", text: promptText(blocks), attachments });
+    try {
+      await this.run(rpc, blocks, attachments);
+    } finally {
+      queued.done();
     }
+  }
+
+  /** The server's progress line (serverProgress.ts), shown by the chat while it runs. */
+  setProgress(text: string | undefined): void {
+    this.progress = text === undefined ? undefined : { type: "serverProgress", text };
+    this.host.broadcast(this.progress ?? { type: "serverProgress" });
+  }
+
+  private setPending(pending: ToWebview | undefined): void {
+    this.pending = pending;
+    this.host.broadcast(pending ?? { type: "pending" });
   }
 
   /** After a window reload: resume this session once the server is up (the server replays it). */
@@ -94,6 +117,8 @@ export class ChatController {
     if ((state === "failed" || state === "stopped") && this.queued) {
       const queued = this.queued;
       this.queued = undefined;
+      this.setPending(undefined);
+      this.show({ type: "user", text: promptText(queued.blocks), attachments: queued.attachments });
       this.show({ type: "error", message: "The agent server did not start: your prompt was not sent (Retry re-sends it)." });
       queued.done();
     }
@@ -134,6 +159,14 @@ export class ChatController {
     });
   }
 
+  /** The user edited a pending file change's proposal in the review diff: the card shows their version. */
+  reviewEdited(requestId: string, newText: string): void {
+    if (!this.permissions.has(requestId)) return;
+    // One current version per request for a webview that reloads.
+    this.history = this.history.filter((m) => !(m.type === "reviewEdited" && m.requestId === requestId));
+    this.show({ type: "reviewEdited", requestId, newText });
+  }
+
   private async answerPermission(requestId: string, optionId: string | undefined): Promise<void> {
     const pending = this.permissions.get(requestId);
     if (!pending) return;
@@ -159,6 +192,8 @@ export class ChatController {
       case "ready":
         reply({ type: "workspace", root: this.host.cwd() });
         for (const m of this.history) reply(m);
+        if (this.pending) reply(this.pending);
+        if (this.progress) reply(this.progress);
         if (this.serverState) reply(this.serverState);
         if (this.models) reply({ type: "models", list: this.models });
         if (this.modes) reply({ type: "modes", modes: this.modes });
@@ -193,7 +228,7 @@ export class ChatController {
       case "attachEditor": {
         const mention = await this.host.editor?.editorMention(message.kind);
         if (mention) reply({ type: "attach", mention });
-        else reply({ type: "notice", message: `No ${message.kind} to attach: open a file in the editor first.` });
+        else reply({ type: "composerNotice", message: `No ${message.kind} to attach: open a file in the editor first.` });
         return;
       }
       case "insertCode":
@@ -247,11 +282,16 @@ export class ChatController {
     }
     const attachments = labels ?? blocks.map(attachmentLabel).filter((l): l is string => l !== undefined);
     const state = (this.serverState as { state?: string } | undefined)?.state;
-    if (!this.rpc && state === "starting") {
+    const starting = !this.rpc && state === "starting";
+    if (starting || (this.rpc && this.loading)) {
+      // The window just opened: the server is starting, or the remembered session is being replayed. The prompt goes
+      // after all that, never between the replayed messages.
       this.lastPrompt = { blocks, attachments };
-      this.show({ type: "user", text: promptText(blocks), attachments });
-      this.show({ type: "notice", message: "Waiting for the agent server to start: your prompt is sent as soon as it runs." });
-      return new Promise((done) => (this.queued = { blocks, attachments, done }));
+      this.setPending({ type: "pending", text: promptText(blocks), attachments, reason: starting ? "server" : "session" });
+      return new Promise((done) => {
+        this.queued = { blocks, attachments, done };
+        if (!starting) void this.sendQueued();
+      });
     }
     const rpc = this.requireRpc();
     if (!rpc) return;
@@ -422,18 +462,25 @@ export class ChatController {
     this.lastPrompt = undefined;
     this.host.editor?.rememberSession(sessionId);
     this.reset(sessionId);
-    try {
-      const loaded = await rpc.request<{ modes?: ModeState | null } | null>("agent/session/load", {
-        sessionId,
-        cwd: this.host.cwd(),
-        mcpServers: [],
-      });
-      this.setModes(loaded?.modes ?? undefined);
-    } catch (err) {
-      this.sessionId = undefined;
-      this.host.editor?.rememberSession(undefined);
-      this.show({ type: "error", message: `Could not resume the session: ${errorMessage(err)}` });
-    }
+    let load: Promise<void> | undefined = undefined;
+    load = (async () => {
+      try {
+        const loaded = await rpc.request<{ modes?: ModeState | null } | null>("agent/session/load", {
+          sessionId,
+          cwd: this.host.cwd(),
+          mcpServers: [],
+        });
+        this.setModes(loaded?.modes ?? undefined);
+      } catch (err) {
+        this.sessionId = undefined;
+        this.host.editor?.rememberSession(undefined);
+        this.show({ type: "error", message: `Could not resume the session: ${errorMessage(err)}` });
+      } finally {
+        if (this.loading === load) this.loading = undefined;
+      }
+    })();
+    this.loading = load;
+    return load;
   }
 
   async refreshModels(): Promise<void> {
@@ -441,9 +488,14 @@ export class ChatController {
     if (!rpc) return;
     try {
       this.models = await rpc.request<ModelsList>("agent/_models/list", {});
+      this.modelsProblem = undefined;
       this.host.broadcast({ type: "models", list: this.models });
     } catch (err) {
-      this.host.broadcast({ type: "notice", message: `Models unavailable: ${errorMessage(err)}` });
+      // Asked at the start, when the chat opens and when the picker is opened: say a failure once, not each time.
+      const problem = `Models unavailable: ${errorMessage(err)}`;
+      if (problem === this.modelsProblem) return;
+      this.modelsProblem = problem;
+      this.host.broadcast({ type: "notice", message: problem });
     }
   }
 

@@ -14,6 +14,7 @@ import {
   restoreOutcome,
   restoreQuestion,
   undoRestoreQuestion,
+  undoTurnQuestion,
 } from "./checkpoints";
 import type { Checkpoint, CheckpointFile, RestoreResult } from "./protocol";
 
@@ -143,19 +144,20 @@ export class CheckpointCommands implements vscode.TextDocumentContentProvider {
     }
     const checkpoint = await this.pick(rpc, "Undo a turn, or restore the workspace to before it", prompt);
     if (!checkpoint) return;
-    let preview: RestoreResult;
+    let preview: RestoreResult | undefined;
     let undoTurn: RestoreResult;
     try {
       const dry = (onlyTurn: boolean): Promise<RestoreResult> =>
         rpc.request<RestoreResult>("agent/_checkpoints/restore", { checkpointId: checkpoint.id, dryRun: true, onlyTurn });
-      [preview, undoTurn] = await Promise.all([dry(false), dry(true)]);
+      [preview, undoTurn] = await Promise.all([only === "undoTurn" ? undefined : dry(false), dry(true)]);
     } catch (err) {
       void vscode.window.showErrorMessage(`Could not preview the restore: ${message(err)}`);
       return;
     }
     const undo = { files: undoTurn.files, conflicts: undoTurn.conflicts ?? [] };
-    const { message: question, detail } = restoreQuestion(checkpoint, preview.files, undo);
-    const choices = only === "undoTurn" ? [UNDO_TURN] : [UNDO_TURN, RESTORE_FILES, RESTORE_ALL];
+    // The bubble's Undo turn… offers that one choice: its question speaks of nothing else.
+    const { message: question, detail } = preview ? restoreQuestion(checkpoint, preview.files, undo) : undoTurnQuestion(checkpoint, undo);
+    const choices = preview ? [UNDO_TURN, RESTORE_FILES, RESTORE_ALL] : [UNDO_TURN];
     const choice = await vscode.window.showWarningMessage(question, { modal: true, detail }, ...choices);
     if (!choice) return;
     const conversation = choice === RESTORE_ALL;

@@ -85,6 +85,32 @@ export function restoreQuestion(
   return { message, detail };
 }
 
+/**
+ * The question of a turn's own **Undo turn…** button: it offers that one choice, so it says only what undoing the
+ * turn changes (its own changes reversed, later ones kept, files changed since on the same lines left as they are).
+ */
+export function undoTurnQuestion(
+  c: Checkpoint,
+  undo: { files: CheckpointFile[]; conflicts: RestoreConflict[] },
+): { message: string; detail: string } {
+  const n = undo.files.length;
+  const message =
+    n === 0
+      ? `Undo only “${checkpointLabel(c)}”? No file would change back.`
+      : `Undo only “${checkpointLabel(c)}”? ${plural(n, "file")} ${n === 1 ? "changes" : "change"} back.`;
+  const detail = [
+    "Undo only this turn reverses this turn's own changes; changes made after it stay.",
+    fileSummary(undo.files, 12, c.cwd),
+    undo.conflicts.length
+      ? `Changed since on the same lines, left as they are:\n${conflictSummary(undo.conflicts, c.cwd)}`
+      : "",
+    "“Undo Last Restore” takes it back.",
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  return { message, detail };
+}
+
 /** The confirmation of "Undo Last Restore": what taking the last restore back changes. */
 export function undoRestoreQuestion(
   c: Checkpoint,

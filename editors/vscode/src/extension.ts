@@ -21,7 +21,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const views = new ChatViews(context.extensionUri);
   let server: AgentServer | undefined;
   const cwd = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
-  const review = new ReviewEditor();
+  const review = new ReviewEditor(cwd);
   const bridge = new VsCodeEditorBridge(context.workspaceState, cwd, context.storageUri?.fsPath, review);
   const controller = new ChatController({
     editor: bridge,
@@ -59,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
     await server?.restart();
     void vscode.window.showInformationMessage("The built-in model is set: send your message again.");
   }
+  context.subscriptions.push(review.onDidEditProposal(({ id, text }) => controller.reviewEdited(id, text)));
   views.bind(controller);
   controller.restoreOnAttach(bridge.rememberedSession);
   const completion = new CompletionToggle(() => server?.rpc);

@@ -66,6 +66,7 @@ export function chatHtml(a: WebviewAssets): string {
 <footer id="composer">
   <div id="chips" aria-label="Attached context"></div>
   <div id="images" aria-label="Attached images"></div>
+  <div id="composer-notice" role="alert" hidden></div>
   <div id="mention-list" role="listbox" hidden></div>
   <textarea id="prompt" rows="3" placeholder="Ask the agent… (@ to attach a file, paste or drop a picture, Enter to send, Shift+Enter for a new line)" aria-label="Prompt"></textarea>
   <div class="composer-actions">

@@ -14,6 +14,14 @@ export type ToWebview =
   | { type: "notice"; message: string }
   | { type: "permission"; requestId: string; toolCall: ToolCallFields; options: PermissionOption[] }
   | { type: "permissionResolved"; requestId: string; optionId?: string }
+  /** The user edited the proposal of a pending file change in the review diff: its text now. */
+  | { type: "reviewEdited"; requestId: string; newText: string }
+  /** A prompt waiting to be sent, shown after the transcript (no `text`: none waits any more). */
+  | { type: "pending"; text?: string; attachments?: string[]; reason?: "server" | "session" }
+  /** The server's long work in progress (the built-in model's download, an index build); no `text`: none runs. */
+  | { type: "serverProgress"; text?: string }
+  /** A notice about the composer (a picture not attached), shown above the prompt; no `message` clears it. */
+  | { type: "composerNotice"; message?: string }
   | { type: "sessions"; sessions: SessionInfo[]; query?: string }
   | { type: "models"; list: ModelsList }
   /** The session's modes for the header (none before the first session exists). */

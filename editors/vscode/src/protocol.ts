@@ -95,6 +95,8 @@ export interface ModelEntry {
   contextLength?: number | null;
   tools?: boolean | null;
   thinking?: boolean | null;
+  /** The model sees pictures (a prompt's images reach it). */
+  vision?: boolean | null;
 }
 
 export interface ModelsList {

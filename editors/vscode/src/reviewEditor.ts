@@ -30,16 +30,31 @@ function reviewable(toolCall: ToolCallFields): { file: string; base: string; pro
   return { file: d.path, base: d.oldText ?? "", proposed: d.newText, hunks: meta.hunks };
 }
 
+/** A review document's key: its path (the file as the user knows it) and its query (the review's id). The id stays
+ * out of the path, so the editor's title, breadcrumbs and hovers show the file, never an internal id. */
+const key = (uri: vscode.Uri): string => `${uri.path}?${uri.query}`;
+
 export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocumentContentProvider {
   private readonly files = new Map<string, Uint8Array>();
   private readonly reviews = new Map<string, Review>();
   private readonly changed = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.changed.event;
+  private readonly edited = new vscode.EventEmitter<{ id: string; text: string }>();
+  /** The user changed a proposal in its diff (typing, a reverted hunk, undo): the review's id and its text now. */
+  readonly onDidEditProposal = this.edited.event;
+
+  constructor(private readonly root: () => string = () => "") {}
 
   register(): vscode.Disposable {
     return vscode.Disposable.from(
       vscode.workspace.registerFileSystemProvider(REVIEW_SCHEME, this, { isCaseSensitive: true }),
       vscode.workspace.registerTextDocumentContentProvider(BASE_SCHEME, this),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.scheme !== REVIEW_SCHEME || e.contentChanges.length === 0) return;
+        const review = this.byUri(e.document.uri);
+        if (review) this.edited.fire({ id: review.requestId, text: e.document.getText() });
+      }),
+      this.edited,
     );
   }
 
@@ -58,9 +73,12 @@ export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocum
 
   private async show(id: string, found: Omit<Review, "requestId" | "left" | "right">, then: string, preserveFocus = true): Promise<void> {
     const name = path.basename(found.file);
-    const right = vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${id}/${name}` });
-    const left = vscode.Uri.from({ scheme: BASE_SCHEME, path: `/${id}/${name}` });
-    this.files.set(right.path, new TextEncoder().encode(found.proposed));
+    const root = this.root();
+    const rel = root && found.file.startsWith(`${root}${path.sep}`) ? path.relative(root, found.file) : name;
+    const shown = `/${rel.split(path.sep).join("/")}`;
+    const right = vscode.Uri.from({ scheme: REVIEW_SCHEME, path: shown, query: id });
+    const left = vscode.Uri.from({ scheme: BASE_SCHEME, path: shown, query: id });
+    this.files.set(key(right), new TextEncoder().encode(found.proposed));
     this.reviews.set(id, { requestId: id, ...found, left, right });
     const title = `${name}: now ↔ proposed (edit it, revert hunks, ${then})`;
     await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: false, preserveFocus });
@@ -79,7 +97,7 @@ export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocum
     const review = this.reviews.get(id);
     if (!review) return undefined;
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === review.right.toString());
-    const now = doc ? doc.getText() : new TextDecoder().decode(this.files.get(review.right.path) ?? new Uint8Array());
+    const now = doc ? doc.getText() : new TextDecoder().decode(this.files.get(key(review.right)) ?? new Uint8Array());
     if (doc?.isDirty) await doc.save(); // into this provider's memory: closing must not ask to save it
     this.reviews.delete(id);
     for (const group of vscode.window.tabGroups.all) {
@@ -90,12 +108,12 @@ export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocum
         }
       }
     }
-    this.files.delete(review.right.path);
+    this.files.delete(key(review.right));
     return now;
   }
 
   private byUri(uri: vscode.Uri): Review | undefined {
-    return [...this.reviews.values()].find((r) => r.right.path === uri.path || r.left.path === uri.path);
+    return [...this.reviews.values()].find((r) => key(r.right) === key(uri) || key(r.left) === key(uri));
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -109,7 +127,7 @@ export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocum
   }
 
   stat(uri: vscode.Uri): vscode.FileStat {
-    const data = this.files.get(uri.path);
+    const data = this.files.get(key(uri));
     if (!data) throw vscode.FileSystemError.FileNotFound(uri);
     return { type: vscode.FileType.File, ctime: 0, mtime: Date.now(), size: data.byteLength };
   }
@@ -121,19 +139,19 @@ export class ReviewEditor implements vscode.FileSystemProvider, vscode.TextDocum
   createDirectory(): void {}
 
   readFile(uri: vscode.Uri): Uint8Array {
-    const data = this.files.get(uri.path);
+    const data = this.files.get(key(uri));
     if (!data) throw vscode.FileSystemError.FileNotFound(uri);
     return data;
   }
 
   writeFile(uri: vscode.Uri, content: Uint8Array): void {
     if (!this.byUri(uri)) throw vscode.FileSystemError.NoPermissions("this review is over");
-    this.files.set(uri.path, content);
+    this.files.set(key(uri), content);
     this.changed.fire([{ type: vscode.FileChangeType.Changed, uri }]);
   }
 
   delete(uri: vscode.Uri): void {
-    this.files.delete(uri.path);
+    this.files.delete(key(uri));
   }
 
   rename(): void {

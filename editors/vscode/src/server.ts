@@ -21,6 +21,7 @@ import { makeWhich, resolveServerCommand } from "./serverCommand";
 import { DIAGNOSTICS_METHOD, diagnosticsWatch, type DiagnosticsParams } from "./diagnostics";
 import { CODE_METHOD, answerCode, type CodeParams } from "./codeNav";
 import { showMessageRequest, type ShowMessageRequestParams } from "./questions";
+import { showServerProgress } from "./serverProgress";
 
 function llmSettings(): LlmSettings {
   const config = vscode.workspace.getConfiguration("agentServer");
@@ -134,6 +135,9 @@ export class AgentServer implements vscode.Disposable {
         { location: vscode.ProgressLocation.Window, title: "Agent Server: starting" },
         () => client.start(),
       );
+      // After the start: it replaces the language client's status-bar progress with a notification and a chat line.
+      client.onDidChangeState((e) => e.newState === State.Stopped && this.controller.setProgress(undefined));
+      showServerProgress(client, (line) => this.controller.setProgress(line));
       initialStart = false;
       await this.handshake(client);
     } catch (err) {

@@ -304,7 +304,7 @@ test("a prompt sent while the server starts is queued and sent once it runs, not
   controller.setServerState("starting");
   const turn = controller.handle({ type: "send", text: "first words" }, () => {});
   await new Promise((r) => setImmediate(r));
-  assert.ok(shown.some((m) => m.type === "user" && m.text === "first words"), "the prompt shows at once");
+  assert.ok(shown.some((m) => m.type === "pending" && m.text === "first words"), "the prompt shows at once, as waiting");
   assert.ok(!shown.some((m) => m.type === "error"), JSON.stringify(shown));
   const rpc = new ScriptedRpc()
     .on("agent/session/new", () => ({ sessionId: "sess_q" }))

@@ -35,6 +35,12 @@ const chips = $("chips");
 const imageStrip = $("images");
 const composer = $("composer");
 const mentionList = $("mention-list");
+const composerNotice = $("composer-notice");
+/** The prompt waiting to be sent: always the transcript's last element, after anything replayed meanwhile. */
+const pending = document.createElement("div");
+pending.id = "pending";
+pending.hidden = true;
+view.appendChild(pending);
 
 const dirty = new Set<string>();
 let frame = 0;
@@ -103,7 +109,7 @@ function renderItems(): void {
     } else {
       el = document.createElement("div");
       el.id = id;
-      view.appendChild(el);
+      view.insertBefore(el, pending);
       pin.observe(el);
     }
     const { className, html } = renderItem(item);
@@ -124,7 +130,10 @@ function renderItems(): void {
 function renderChrome(): void {
   send.hidden = transcript.busy;
   stop.hidden = !transcript.busy;
-  busy.hidden = !transcript.busy;
+  // The server's long work (the built-in model's download, an index build) shows here, busy or not.
+  busy.hidden = !transcript.busy && !transcript.serverProgress;
+  busy.textContent = transcript.serverProgress ?? "Working…";
+  busy.title = busy.textContent;
   document.body.classList.toggle("busy", transcript.busy);
   if (transcript.usage) {
     const { label, percent, title } = formatUsage(transcript.usage);
@@ -165,9 +174,40 @@ function renderChrome(): void {
       server.state === "starting" ? "Starting the agent server…" : (server.message ?? `Server ${server.state}.`);
     serverStatus.className = `server-${server.state}`;
   }
+  renderPending();
+  composerNotice.hidden = !transcript.composerNotice;
+  composerNotice.textContent = transcript.composerNotice ?? "";
   if (transcript.sessions && !sessions.hidden) renderSessions();
   setWorkspaceRoot(transcript.root);
-  welcome.hidden = transcript.items.length > 0;
+  welcome.hidden = transcript.items.length > 0 || transcript.pending !== undefined;
+}
+
+const PENDING_NOTE = {
+  server: "Waiting for the agent server to start: sent as soon as it runs.",
+  session: "Waiting for the earlier conversation to load: sent right after it.",
+};
+
+function renderPending(): void {
+  const waiting = transcript.pending;
+  pending.hidden = !waiting;
+  if (!waiting) {
+    pending.replaceChildren();
+    return;
+  }
+  const chips = waiting.attachments.map((a) => {
+    const chip = document.createElement("span");
+    chip.className = "attachment";
+    chip.textContent = a;
+    return chip;
+  });
+  const text = document.createElement("div");
+  text.className = "text";
+  text.textContent = waiting.text;
+  const note = document.createElement("div");
+  note.className = "pending-note";
+  note.textContent = PENDING_NOTE[waiting.reason];
+  pending.replaceChildren(...chips, text, note);
+  if (follow) scrollToLatest();
 }
 
 function renderSessions(): void {
@@ -338,6 +378,7 @@ function apply(message: ToWebview): void {
     }
     case "attach":
       addMention(message.mention);
+      apply({ type: "composerNotice" });
       return;
     case "compose":
       prompt.value = message.text;
@@ -349,14 +390,14 @@ function apply(message: ToWebview): void {
   }
   const changes = transcript.apply(message);
   if (changes.cleared) {
-    view.replaceChildren();
+    view.replaceChildren(pending);
     pin.disconnect();
     pin.observe(view);
     dirty.clear();
   }
   for (const id of changes.items) dirty.add(id);
   if (changes.chrome) renderChrome();
-  welcome.hidden = transcript.items.length > 0;
+  welcome.hidden = transcript.items.length > 0 || transcript.pending !== undefined;
   if (dirty.size && !frame) frame = requestAnimationFrame(renderItems);
 }
 
@@ -364,13 +405,16 @@ function renderImages(): void {
   imageStrip.replaceChildren(...thumbnails(images));
 }
 
-/** Pasted or dropped files: the pictures are attached (thumbnails); a file that cannot be sent says why. */
+/** Pasted or dropped files: the pictures are attached (thumbnails); a file that cannot be sent says why, above the
+ * prompt (about this attempt only: the next attachment or the send clears it), never in the transcript. */
 async function attachImages(files: File[]): Promise<void> {
+  const refused: string[] = [];
   for (const file of files) {
     const read = await readImage(file);
-    if (typeof read === "string") apply({ type: "error", message: `Image not attached: ${read}` });
+    if (typeof read === "string") refused.push(`Image not attached: ${read}`);
     else images.push(read);
   }
+  apply({ type: "composerNotice", message: refused.length ? refused.join("\n") : undefined });
   renderImages();
 }
 
@@ -378,6 +422,7 @@ function submit(): void {
   const text = prompt.value.trim();
   if ((!text && !images.length) || transcript.busy) return;
   post({ type: "send", text, mentions, images });
+  apply({ type: "composerNotice" });
   prompt.value = "";
   mentions = [];
   images = [];

@@ -49,6 +49,7 @@ const STATUS_LABEL: Record<string, string> = {
   completed: "done",
   failed: "failed",
   rejected: "rejected",
+  stopped: "stopped",
 };
 
 let workspaceRoot = "";
@@ -65,9 +66,9 @@ export function relativePath(path: string, root = workspaceRoot): string {
   return path;
 }
 
-/** The status a card shows: a call that was not allowed is "rejected", not "failed". */
+/** The status a card shows: a call that was not allowed is "rejected", one the user stopped "stopped", not "failed". */
 export function cardStatus(card: ToolCard): string {
-  return card.rejected ? "rejected" : card.status;
+  return card.rejected ? "rejected" : card.stopped ? "stopped" : card.status;
 }
 
 const DECISION_LABEL: Record<string, string> = {
@@ -76,8 +77,31 @@ const DECISION_LABEL: Record<string, string> = {
   allow_always: "Always allowed",
   reject_once: "Rejected",
   reject_always: "Always rejected",
-  cancelled: "Not answered",
+  cancelled: "Not answered: the turn was stopped before you chose",
 };
+
+/**
+ * The note an edit's result ends with when it introduced errors (tools/diagnostics.py: the editor's diagnostics or
+ * a `tools.lint` command): shown on the card, not folded away with the rest of the result.
+ */
+const NEW_PROBLEMS = /\n*((?:The editor reports \d+ new errors? after this change|`[^`\n]+` reports new problems after this change); fix them:)\n((?:[^\n]+\n?)+)/;
+
+/** A result's text without its new-problems note, and the note's head and lines. */
+export function splitProblems(text: string): { rest: string; problems?: { head: string; lines: string } } {
+  const m = NEW_PROBLEMS.exec(text);
+  if (!m) return { rest: text };
+  const rest = (text.slice(0, m.index) + text.slice(m.index + m[0].length)).trim();
+  return { rest, problems: { head: m[1]!.replace(/; fix them:$/, ""), lines: m[2]!.trimEnd() } };
+}
+
+/** Status lines of the server's own progress in the thought stream (turn/prefill_status.py): shown, not folded. */
+const PROGRESS_LINE = /\n?\[agent-server: ((?:reading the prompt|waiting for the model)[^\]\n]*)(?:\]|$)\n?/g;
+
+/** A thought's text apart from the server's progress lines (shown as they are). */
+export function splitProgress(text: string): { progress: string[]; thinking: string } {
+  const progress = [...text.matchAll(PROGRESS_LINE)].map((m) => m[1]!.trim());
+  return { progress, thinking: text.replace(PROGRESS_LINE, "\n").trim() };
+}
 
 function renderInput(input: unknown): string {
   if (input === undefined || input === null) return "";
@@ -85,7 +109,7 @@ function renderInput(input: unknown): string {
   return `<details class="tool-input" data-key="input"><summary>Input</summary><pre>${escapeHtml(text)}</pre></details>`;
 }
 
-export function renderDiff(path: string, oldText: string, newText: string, index = -1): string {
+export function renderDiff(path: string, oldText: string, newText: string, index = -1, edited = false): string {
   const lines = withContext(diffLines(oldText, newText));
   const added = lines.filter((l) => l.op === "+").length;
   const removed = lines.filter((l) => l.op === "-").length;
@@ -100,6 +124,7 @@ export function renderDiff(path: string, oldText: string, newText: string, index
     `<div class="diff"><div class="diff-head">` +
     `<a class="diff-path" href="#" data-open="${escapeHtml(path)}" title="Open ${escapeHtml(path)}">${escapeHtml(relativePath(path))}</a>` +
     `<span class="diff-stat"><span class="add">+${added}</span> <span class="del">-${removed}</span></span>` +
+    (edited ? `<span class="diff-edited" title="The proposal as you edited it in the review diff">your version</span>` : "") +
     (index >= 0 ? `<button type="button" class="open-diff" data-diff="${index}" title="Open in the diff editor">Open diff</button>` : "") +
     `</div>` +
     `<pre>${body}</pre></div>`
@@ -109,15 +134,23 @@ export function renderDiff(path: string, oldText: string, newText: string, index
 function renderContent(card: ToolCard): string {
   return card.content
     .map((c, i) => {
-      if (c.type === "diff") return renderDiff(c.path, c.oldText ?? "", c.newText, i);
-      // The model-facing "Error: The user declined…" says nothing the rejection line does not.
-      if (card.rejected) return "";
+      if (c.type === "diff") return renderDiff(c.path, c.oldText ?? "", c.newText, i, card.edited === true && !!card.permission);
+      // The model-facing "Error: The user declined…" says nothing the rejection line does not; nor does "cancelled".
+      if (card.rejected || card.stopped) return "";
       if (c.type === "content" && c.content?.type === "text" && c.content.text && card.permission) {
         // A command's preview is drawn from rawInput (renderCommand); other tools' previews are shown as sent.
         return card.toolKind === "execute" ? "" : `<pre class="preview">${escapeHtml(c.content.text)}</pre>`;
       }
       if (c.type === "content" && c.content?.type === "text" && c.content.text) {
-        return `<details class="tool-result" data-key="result"><summary>Result</summary><pre>${escapeHtml(c.content.text)}</pre></details>`;
+        const { rest, problems } = splitProblems(c.content.text);
+        const shown = problems
+          ? `<div class="problems" role="status"><div class="problems-head">${escapeHtml(problems.head)}</div>` +
+            `<pre>${escapeHtml(problems.lines)}</pre></div>`
+          : "";
+        const folded = rest
+          ? `<details class="tool-result" data-key="result"><summary>Result</summary><pre>${escapeHtml(rest)}</pre></details>`
+          : "";
+        return shown + folded;
       }
       return "";
     })
@@ -159,6 +192,8 @@ export function renderToolCard(card: ToolCard): string {
   } else if (card.rejected) {
     const who = card.rejected.by === "policy" ? "Rejected by a policy rule" : "Rejected";
     approval = `<div class="rejection">${escapeHtml(who)}: ${escapeHtml(card.rejected.reason)}</div>`;
+  } else if (card.stopped && card.decision !== "cancelled") {
+    approval = `<div class="decision">Stopped before it finished.</div>`;
   } else if (card.decision) {
     approval = `<div class="decision">${escapeHtml(DECISION_LABEL[card.decision] ?? card.decision)}</div>`;
   }
@@ -189,11 +224,14 @@ export function renderItem(item: Item): { className: string; html: string } {
     }
     case "agent":
       return { className: "item agent markdown", html: renderMarkdown(item.text) };
-    case "thought":
-      return {
-        className: "item thought",
-        html: `<details data-key="thought"><summary>Thinking</summary><div class="markdown">${renderMarkdown(item.text)}</div></details>`,
-      };
+    case "thought": {
+      const { progress, thinking } = splitProgress(item.text);
+      const status = progress.map((p) => `<div class="progress-line" role="status">${escapeHtml(p)}</div>`).join("");
+      const fold = thinking
+        ? `<details data-key="thought"><summary>Thinking</summary><div class="markdown">${renderMarkdown(thinking)}</div></details>`
+        : "";
+      return { className: "item thought", html: status + fold };
+    }
     case "tool":
       return { className: `item tool status-${cardStatus(item)}${item.permission ? " asking" : ""}`, html: renderToolCard(item) };
     case "plan": {

@@ -26,6 +26,12 @@ export interface ToolCard {
   decision?: string;
   /** The call did not run because the user or a policy said no: shown neutral, not as a failure. */
   rejected?: Rejection;
+  /** The turn was stopped before the call ran or finished (its approval was never answered): neutral, not a failure. */
+  stopped?: boolean;
+  /** It failed without a result: what the server sends for a call the turn's cancellation interrupted. */
+  bareFailure?: boolean;
+  /** The user edited the proposal in the review diff: the card's diff is their version. */
+  edited?: boolean;
 }
 
 export type Item =
@@ -56,6 +62,15 @@ export interface Changes {
 /** Tool kinds whose completed call may have changed files, so the turn has a checkpoint to review or restore. */
 const CHANGING_KINDS = new Set(["edit", "delete", "move", "execute"]);
 
+/** A call's result when the turn was stopped before it finished (the server's words: turn/loop.py, interrupted.py). */
+const STOPPED_RESULT = /^Error: (cancelled by the user before it finished|interrupted; the agent stopped before this call finished)/;
+
+/** Whether a failed update is a replayed "stopped" (a live cancel sends no result: judged when the turn ends). */
+function stoppedUpdate(fields: ToolCallFields): boolean {
+  if (fields.status !== "failed" || !fields.content) return false;
+  return fields.content.some((c) => c.type === "content" && c.content?.type === "text" && STOPPED_RESULT.test(c.content.text ?? ""));
+}
+
 const STOP_TEXT: Record<string, string> = {
   cancelled: "Stopped.",
   max_tokens: "Stopped: the answer hit the model's token limit.",
@@ -83,6 +98,12 @@ export class Transcript {
   /** The chat's session (from the last reset): its `session_info_update` renames it in the history list. */
   sessionId: string | undefined;
   server: { state: string; message?: string } | undefined;
+  /** A prompt waiting to be sent (the server starting, the session loading): shown after the transcript. */
+  pending: { text: string; attachments: string[]; reason: "server" | "session" } | undefined;
+  /** The server's progress line (a download, an index build) while it runs. */
+  serverProgress: string | undefined;
+  /** The composer's own notice (a picture that cannot be attached): shown above the prompt, not in the transcript. */
+  composerNotice: string | undefined;
   /** The workspace folder: paths on cards are shown relative to it. */
   root = "";
   private nextId = 1;
@@ -127,16 +148,23 @@ export class Transcript {
     if (fields.rawInput !== undefined) card.rawInput = fields.rawInput;
     if (fields.content) card.content = fields.content;
     if (fields._meta?.rejected) card.rejected = fields._meta.rejected;
+    if (fields.status) {
+      card.bareFailure = fields.status === "failed" && !fields.content;
+      card.stopped = stoppedUpdate(fields) || (card.stopped === true && fields.status !== "completed");
+    }
     return card;
   }
 
   private lastMessageId: string | undefined;
+  /** A turn started: its first chunk starts a new message whatever came before (never glued onto an old answer). */
+  private turnBoundary = false;
 
   /** Chunks join the last item of their kind, unless they carry another message id (a new message). */
   private appendText(kind: "agent" | "thought" | "user", text: string, messageId?: string): Item {
     const last = this.last();
-    const sameMessage = messageId === undefined || messageId === this.lastMessageId;
+    const sameMessage = (messageId === undefined || messageId === this.lastMessageId) && !this.turnBoundary;
     this.lastMessageId = messageId;
+    this.turnBoundary = false;
     if (last && last.kind === kind && sameMessage) {
       (last as { text: string }).text += text;
       return last;
@@ -167,6 +195,7 @@ export class Transcript {
         break;
       case "turnStart":
         this.busy = true;
+        this.turnBoundary = true;
         changes.chrome = true;
         break;
       case "turnEnd": {
@@ -179,6 +208,12 @@ export class Transcript {
         for (const card of this.byToolCall.values()) {
           if (card.permission) {
             card.permission = undefined;
+            touch(card);
+          }
+          // Stopped while it waited or ran: the server ends such a call without a result, or not at all.
+          const open = card.status === "pending" || card.status === "in_progress" || card.bareFailure === true;
+          if (message.stopReason === "cancelled" && open && !card.stopped) {
+            card.stopped = true;
             touch(card);
           }
         }
@@ -203,11 +238,36 @@ export class Transcript {
           if (card.permission?.requestId === message.requestId) {
             card.permission = undefined;
             card.decision = message.optionId ?? "cancelled";
+            if (!message.optionId) card.stopped = true; // nobody answered: the turn was stopped
             touch(card);
           }
         }
         break;
       }
+      case "reviewEdited": {
+        // The user edits the proposal in the review diff: the card shows their version, as Allow will write it.
+        const card = [...this.byToolCall.values()].find((c) => c.permission?.requestId === message.requestId);
+        const at = card?.content.findIndex((c) => c.type === "diff") ?? -1;
+        const diff = card?.content[at];
+        if (card && diff?.type === "diff") {
+          card.content = card.content.map((c, i) => (i === at ? { ...diff, newText: message.newText } : c));
+          card.edited = true;
+          touch(card);
+        }
+        break;
+      }
+      case "pending":
+        this.pending = message.text === undefined ? undefined : { text: message.text, attachments: message.attachments ?? [], reason: message.reason ?? "server" };
+        changes.chrome = true;
+        break;
+      case "serverProgress":
+        this.serverProgress = message.text;
+        changes.chrome = true;
+        break;
+      case "composerNotice":
+        this.composerNotice = message.message;
+        changes.chrome = true;
+        break;
       case "modes":
         this.modes = message.modes;
         changes.chrome = true;

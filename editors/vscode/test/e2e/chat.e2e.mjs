@@ -20,6 +20,7 @@ import { trustSessionsScenarios } from "./trust_sessions.e2e.mjs";
 import { restoreScenarios } from "./restore.e2e.mjs";
 import { reviewScenarios } from "./review.e2e.mjs";
 import { codeNavScenarios } from "./codeNav.e2e.mjs";
+import { polishScenarios } from "./polish.e2e.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const extRoot = resolve(here, "../..");
@@ -67,6 +68,9 @@ async function main() {
     AGENT_SERVER_STORE__PATH: join(tmp, "agent.db"),
     AGENT_TEST_RUFF_PYTHON: python, // the ruff-lsp test extension's language server
     AGENT_E2E_SLOW: join(tmp, "slow-start"),
+    // While the file $AGENT_E2E_SLOW_AGENT exists, a server started then loads its agent 8 s late (slow_agent/).
+    AGENT_E2E_SLOW_AGENT: join(tmp, "slow-agent"),
+    PYTHONPATH: [join(here, "slow_agent"), process.env.PYTHONPATH].filter(Boolean).join(":"),
   });
   const { ws, ud, env } = profile;
   writeFileSync(join(ws, "README.md"), "# demo project\n");
@@ -411,6 +415,7 @@ async function main() {
       for (const name of [MODEL, MODEL_B]) {
         const option = options.find((o) => o.value === name);
         if (!option?.text.includes("32k context")) throw new Error(`${name} shows no context length: ${JSON.stringify(option)}`);
+        if (!option.text.includes("vision")) throw new Error(`${name} sees pictures (--vision) but is not marked: ${JSON.stringify(option)}`);
       }
       // The chat's model (MODEL_B since the picker scenario) disappears from the server, which answers 404.
       const current = await frame.$eval("#model", (s) => s.value);
@@ -566,7 +571,9 @@ async function main() {
       await frame.click("#images .thumb-remove");
       await until("the thumbnail removed", async () => (await frame.$$("#images .thumb")).length === 0, 10000);
       await deliver("drop", "notes.txt", "text/plain", btoa("not a picture"));
-      await until("the refusal", async () => (await frame.$$eval(".notice", (e) => e.map((x) => x.textContent).join("\n"))).includes("Image not attached: notes.txt"), 10000);
+      // Said above the prompt, about this attempt: never pinned in the transcript.
+      await until("the refusal", async () => (await frame.isVisible("#composer-notice")) && (await frame.textContent("#composer-notice")).includes("Image not attached: notes.txt"), 10000);
+      if ((await frame.$$eval(".item.notice", (e) => e.map((x) => x.textContent).join("\n"))).includes("notes.txt")) throw new Error("the refusal is in the transcript");
       await deliver("drop", "dot.png", "image/png", PIXEL);
       await until("the thumbnail again", async () => (await frame.$$("#images .thumb img")).length === 1, 10000);
       const src = await frame.$eval("#images .thumb img", (i) => i.getAttribute("src"));
@@ -593,6 +600,7 @@ async function main() {
       const user = requests[requests.length - 1].json.messages.filter((m) => m.role === "user").at(-1);
       if (JSON.stringify(user.images) !== JSON.stringify([PIXEL])) throw new Error(`the LLM got images ${JSON.stringify(user.images)}`);
       if (!user.content.includes("What is in this picture?")) throw new Error(`the LLM got ${user.content}`);
+      if (await frame.isVisible("#composer-notice")) throw new Error("the refusal stayed after sending");
       await turnEnded();
     });
 
@@ -915,6 +923,15 @@ async function main() {
         return shown.includes("last 日本 🎉 the end ✅ 🐍") && shown.includes("mid ÿ 🎌 tail") && !shown.includes("END");
       }, 10000);
       await turnEnded();
+    });
+
+    await polishScenarios({
+      scenario, until, script, fake, send, turnEnded, frame: () => frame, lastAgentText, page, ws, runCommand, slowAgent: env.AGENT_E2E_SLOW_AGENT,
+      reloadChat: async () => {
+        await page.reload();
+        await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
+        frame = await chatFrame();
+      },
     });
 
     await trustSessionsScenarios({

@@ -4,7 +4,8 @@
 // (the fake sees its HTTP stream closed), and the status-bar item turns completion off.
 //
 // Env: CODE_SERVER, AGENT_PYTHON, VSIX, CHROMIUM as for chat.e2e.mjs. Writes test-results/completion-summary.json.
-import { cpSync, existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,8 +24,10 @@ const vsix = process.env.VSIX ?? join(extRoot, "agent-server.vsix");
 const chromiumPath = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const MODEL = "qwen2.5-coder:1.5b-base";
 const GEO = "def area(width, height):\n    \n\n\ndef main():\n    print(area(2, 3))\n";
-// By the text before the cursor on its line: "r" -> the rest of a return, "q" -> a call, "x" -> slow (to cancel).
+// By the text before the cursor on its line: "r" -> the rest of a return, "q" -> a call, "x" -> slow (to cancel),
+// "m" -> a body that runs on past the function, its stream cut mid-line (the token limit).
 const ANSWERS = {
+  m: { text: "ax_side = max(width, height)\n    return max_side\n\n\ndef perimeter(width, h" },
   r: { text: "eturn width * height\n" },
   q: { text: "uit()\n" },
   x: { steps: [{ text: "" }, { delay: 30 }, { text: "never shown\n" }] },
@@ -69,7 +72,6 @@ async function main() {
     page = await openWorkbench(browser, cs.base, ws);
     await page.waitForSelector('.activitybar [aria-label^="Agent"]', { timeout: 60000 });
     const statusItem = () => page.$eval('.statusbar [id="agent-server.agent-server-vscode.agentServer.completion"], .statusbar-item[aria-label*="Completion"]', (e) => e.textContent ?? "");
-    await until("the completion status item", async () => (await statusItem()).includes("Completion"), 30000);
     log("workbench loaded");
 
     const scenario = async (name, body) => {
@@ -106,6 +108,8 @@ async function main() {
       return undefined;
     }, 10000);
     await until("geo.py open", async () => (await editorText()).includes("def area"), 15000);
+    // The extension activates when a file opens (onLanguage), not at every start-up: its status item comes now.
+    await until("the completion status item", async () => (await statusItem().catch(() => "")).includes("Completion"), 30000);
     await page.keyboard.press("Control+G");
     await page.keyboard.type("2");
     await page.keyboard.press("Enter");
@@ -148,6 +152,24 @@ async function main() {
       await until("the slow request cancelled", async () =>
         (await fimRequests(fake.url)).filter((q) => q.line.trim() === "x").every((q) => q.disconnected), 20000);
       if ((await ghost()).includes("never shown")) throw new Error("the cancelled suggestion was shown");
+    });
+
+    await scenario("a suggestion ends with the function: Tab leaves no dangling def and the file parses", async () => {
+      await page.keyboard.press("Escape");
+      await page.keyboard.press("End");
+      await page.keyboard.press("Enter");
+      await page.keyboard.type("m");
+      await until("the ghost text of the body", async () => (await ghost()).includes("ax_side = max(width, height)"), 30000);
+      const shown = await ghost();
+      if (shown.includes("perimeter") || shown.includes("def ")) throw new Error(`the suggestion runs past the function: ${JSON.stringify(shown)}`);
+      await page.keyboard.press("Tab");
+      await until("the accepted body", async () => (await editorText()).includes("    return max_side"), 10000);
+      if ((await editorText()).includes("perimeter")) throw new Error(`Tab inserted the next definition:\n${await editorText()}`);
+      await page.keyboard.press("Control+S");
+      const file = join(ws, "geo.py");
+      await until("geo.py saved", async () => readFileSync(file, "utf8").includes("return max_side"), 10000);
+      const parsed = spawnSync(python, ["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", file], { encoding: "utf8" });
+      if (parsed.status !== 0) throw new Error(`geo.py no longer parses:\n${parsed.stderr}\n${readFileSync(file, "utf8")}`);
     });
 
     await scenario("the status-bar item turns completion off", async () => {

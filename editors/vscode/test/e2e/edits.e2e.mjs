@@ -49,6 +49,13 @@ export async function editsScenarios(t) {
     const tools = requests[before + 1].json.messages.filter((m) => m.role === "tool");
     const result = tools.at(-1)?.content ?? "";
     if (!/total\.py:2:\d+: Undefined name `offset`/.test(result)) throw new Error(`the model did not hear the new error:\n${result}`);
+    // The user sees it too: on the edit's card, not folded away inside Result (issue 42).
+    const shown = await frame().$$eval(".item.tool .problems", (els) =>
+      els.map((e) => ({ text: e.textContent ?? "", visible: e.getClientRects().length > 0 })),
+    );
+    if (!shown.some((p) => p.visible && /new error/.test(p.text) && p.text.includes("Undefined name `offset`"))) {
+      throw new Error(`the new error is not shown on the card: ${JSON.stringify(shown)}`);
+    }
   });
 
   await scenario("approvals: Allow for this session shows why it asks and is not asked again in the session", async () => {

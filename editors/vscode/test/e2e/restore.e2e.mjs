@@ -92,9 +92,15 @@ export async function restoreScenarios(t) {
     if (heights.length !== 3 || wrapped.length) throw new Error(`the turn's buttons wrap at 300 px: ${JSON.stringify(heights)}`);
     await first.click();
     const question = (await (await dialog()).textContent()) ?? "";
-    if (!question.includes("Undo only this turn") || !question.includes("undo-a.txt")) {
+    if (!question.includes("Undo only") || !question.includes("undo-a.txt")) {
       throw new Error(`the undo question does not say what it does: ${question}`);
     }
+    // It offers undoing the turn only: no "Restore N files" title, no choice it does not offer (issue 42).
+    for (const other of ["Restore", "conversation"]) {
+      if (question.includes(other)) throw new Error(`the undo question speaks of ${JSON.stringify(other)}: ${question}`);
+    }
+    const buttons = await page.$$eval(".monaco-dialog-box .monaco-button", (els) => els.map((e) => e.textContent?.trim()));
+    if (JSON.stringify([...buttons].sort()) !== JSON.stringify(["Cancel", "Undo only this turn"])) throw new Error(`the dialog offers ${JSON.stringify(buttons)}`);
     if (read("undo-a.txt") !== "alpha\n") throw new Error("the preview changed the file");
     await clickDialog("Undo only this turn");
     await until("undo-a.txt gone", async () => read("undo-a.txt") === null, 15000);

@@ -58,6 +58,16 @@ export async function reviewScenarios(t) {
       throw new Error(`${e.message}: ${JSON.stringify(shown)}`);
     });
     if (readFileSync(join(ws, "stats.py"), "utf8") !== BASE) throw new Error("stats.py changed before Allow");
+    // The approval card follows the review (issue 42): its diff is the user's version, what Allow writes.
+    const card = await until("the card's diff as the user left it", async () => {
+      const diff = await frame().$eval(".item.tool.asking .diff", (e) => e.textContent ?? "");
+      return diff.includes("(len(xs) or 1)") && !diff.includes("sum(xs) + 0") ? diff : undefined;
+    }, 10000);
+    if (!card.includes("your version")) throw new Error(`the card does not say it shows the user's version: ${card}`);
+    // The review's internal id stays out of the editor's title, breadcrumbs and hovers.
+    const editorPart = await page.$eval(".part.editor", (e) => e.innerHTML);
+    const id = /perm_\d+/.exec(editorPart);
+    if (id) throw new Error(`the editor shows the internal id ${id[0]}`);
     await allow.click();
     await until("the answer after the write", async () => (await lastAgentText(frame())).includes("Kept your version."), 30000);
     await turnEnded();

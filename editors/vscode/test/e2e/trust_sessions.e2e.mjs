@@ -51,7 +51,12 @@ export async function trustSessionsScenarios(t) {
       await windowShot("vscode-trust-question.png");
       // The dialog may open while the user types in the chat: Enter must not trust.
       const focused = await page.evaluate(() => document.activeElement?.textContent?.trim());
-      if (focused !== "Not now") throw new Error(`the dialog's default answer is ${JSON.stringify(focused)}`);
+      if (focused !== "Don't trust") throw new Error(`the dialog's default answer is ${JSON.stringify(focused)}`);
+      // "Not now" is the dialog's own close button: no second "Cancel" beside it (issue 42).
+      const buttons = await dialog.$$eval(".monaco-button", (els) => els.map((e) => e.textContent?.trim()));
+      if (JSON.stringify([...buttons].sort()) !== JSON.stringify(["Don't trust", "Not now", "Trust this workspace"])) {
+        throw new Error(`the dialog offers ${JSON.stringify(buttons)}`);
+      }
       await page.waitForTimeout(1500); // a notification would have hidden by now; the dialog stays until answered
       if (!(await page.isVisible(".monaco-dialog-box"))) throw new Error("the trust question hid itself");
       await dialog.$('a.monaco-button:has-text("Not now"), .monaco-button:has-text("Not now")').then((b) => b.click());
