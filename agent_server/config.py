@@ -39,6 +39,19 @@ def _http_url(value: str | None) -> str | None:
     return value
 
 
+# A header name is an HTTP token; the ones agent-server sets itself (the key, the body's framing) cannot be replaced.
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
+_OWN_HEADERS = {"authorization", "content-type", "content-length", "host", "accept", "transfer-encoding", "connection"}
+
+
+_SECRET_KEY = re.compile(r"(^|_)(headers|api_key|key|token|secret|password|env)$")
+
+
+def shown_input(loc: tuple[int | str, ...], value: Any) -> str:
+    """A rejected value as a config notice shows it: a header, key, token or password never (notices are logged)."""
+    return "(value hidden)" if any(_SECRET_KEY.search(str(part)) for part in loc) else repr(value)
+
+
 class FallbackConfig(Section):
     provider: Literal["ollama", "openai"] | None = None
     base_url: str | None = None
@@ -100,8 +113,40 @@ class LLMConfig(Section):
     image_max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, le=50 * 1024 * 1024)
     """The largest picture a prompt may carry (decoded bytes); a bigger one is refused with an error."""
     embedded: EmbeddedConfig = Field(default_factory=EmbeddedConfig)
+    headers: dict[str, str] = Field(default_factory=dict, max_length=32)
+    """Extra request headers for the LLM server (a gateway's user, tenant or routing headers). Secret like api_key:
+    never taken from an untrusted workspace, never logged; `agent-server doctor` names them without their values."""
+    session_header: str | None = Field(default="X-Session-Affinity", max_length=64)
+    """Header carrying a hash of the session id on each chat request, so a prefix-aware router (SGLang's gateway,
+    vLLM's router, llm-d) keeps a session on the replica that holds its KV cache; empty or null = not sent."""
+    ca_file: str | None = None
+    """A PEM bundle of the CA(s) that signed an https LLM server's certificate (a private CA); unset, SSL_CERT_FILE or
+    SSL_CERT_DIR are honoured, else the public CAs."""
+    priority: bool = False
+    """Send vLLM's `priority` field (its `--scheduling-policy priority`; lower runs first): the user's turn 0,
+    subagents 1, summaries 2, embeddings 3. Off by default: a server without that policy refuses the field."""
+    retry_after_max_s: float = Field(default=60.0, ge=0, le=3600)
+    """A 429 whose Retry-After is at most this long is waited out and the request sent again (the wait is shown); a
+    longer one, or a 429 without Retry-After, is shown and not retried."""
 
     _check_url = field_validator("base_url")(_http_url)
+
+    @field_validator("headers")
+    @classmethod
+    def _check_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, text in value.items():
+            if not _HEADER_NAME.match(name) or name.lower() in _OWN_HEADERS:
+                raise ValueError(f"{name!r} is not a header name agent-server can send (a token, not one it sets)")
+            if len(text) > 8192 or any(c in text for c in "\r\n\x00"):
+                raise ValueError(f"the value of {name} has a line break or is longer than 8192 characters")
+        return value
+
+    @field_validator("session_header")
+    @classmethod
+    def _check_session_header(cls, value: str | None) -> str | None:
+        if value and (not _HEADER_NAME.match(value) or value.lower() in _OWN_HEADERS):
+            raise ValueError(f"{value!r} is not a header name agent-server can send (a token, not one it sets)")
+        return value or None
 
 
 class AgentConfig(Section):
@@ -127,8 +172,8 @@ class AgentConfig(Section):
     """Tool calls a model writes as text (JSON, tags) run as calls; off only to measure what it does."""
     max_text_calls: int = Field(default=20, ge=1, le=200)
     """At most this many calls of one answer run: read from its text (tool calls written as text, the edit blocks of
-    the `files` format) or native; the rest are not applied, and the model is told so in the next request. A workspace file may
-    lower it; raising it needs trust."""
+    the `files` format) or native; the rest are not applied, and the model is told so in the next request. A workspace
+    file may lower it; raising it needs trust."""
     repetition_guard: bool = True
     """A streamed answer that repeats one span is cut (`max_tokens`) instead of running to the token limit."""
     reduced_tools: bool = True
@@ -429,4 +474,4 @@ def build(*layers: dict[str, Any]) -> Settings:
         expected = err["msg"]
         if err["type"] == "extra_forbidden":
             expected = "unknown setting"
-        raise ConfigError(key, f"{expected} (got {err.get('input')!r})") from None
+        raise ConfigError(key, f"{expected} (got {shown_input(err['loc'], err.get('input'))})") from None

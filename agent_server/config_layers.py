@@ -208,7 +208,7 @@ def _expected(err: Any) -> str:
         return "unknown setting"
     if err["type"] == "missing":
         return "required"
-    return f"{err['msg']} (got {err.get('input')!r})"
+    return f"{err['msg']} (got {config_mod.shown_input(err['loc'], err.get('input'))})"
 
 
 def build_tolerant(layers: list[Layer]) -> tuple[Settings, list[ConfigIssue]]:

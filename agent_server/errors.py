@@ -43,13 +43,20 @@ class LLMConnectionError(LLMError):
 
 
 class LLMHTTPError(LLMError):
-    def __init__(self, url: str, status: int, message: str) -> None:
+    def __init__(self, url: str, status: int, message: str, retry_after: float | None = None) -> None:
         self.url = url
         self.status = status
         self.message = message
-        # 5xx (and 503 "busy"/"loading") are worth another try; 4xx never are.
-        self.retryable = status >= 500 or status == 429
-        super().__init__(f"LLM server at {url} answered {status}: {message}")
+        self.retry_after = retry_after  # seconds the server asked to wait (its Retry-After), if it said
+        # 5xx (and 503 "busy"/"loading") are worth another try; 4xx never are. A 429 only after the wait it asks for
+        # (resilient.py): retried blindly, a rate limit or a spent budget only fails again.
+        self.retryable = status >= 500
+        said = f"LLM server at {url} answered {status}"
+        if status == 429:
+            said += " (rate limited)"
+        if retry_after is not None:
+            said += f", asking to wait {retry_after:g} s"
+        super().__init__(f"{said}: {message}")
 
 
 class LLMStreamError(LLMError):

@@ -20,12 +20,13 @@ _known: set[str] = set()  # configured secret values, masked wherever they appea
 
 
 def remember_secrets(values: Iterable[str]) -> None:
-    """Values from the configuration that must never be logged (llm.api_key, MCP headers and env)."""
+    """Values from the configuration that must never be logged (llm.api_key and headers, MCP headers and env)."""
     _known.update(v for v in values if isinstance(v, str) and len(v) >= 6)
 
 
 def secrets_in(settings: Any) -> list[str]:
     found = [settings.llm.api_key] if settings.llm.api_key else []
+    found.extend(settings.llm.headers.values())  # a gateway's user or tenant header may be its credential
     for spec in settings.mcp_servers.values():
         for key in ("headers", "env"):
             values = spec.get(key) or {}

@@ -118,4 +118,13 @@ class PromptProgress:
         return 1.0 if todo <= 0 else min(1.0, max(0.0, (self.processed - self.cache) / todo))
 
 
-StreamEvent = TextDelta | ThinkingDelta | ToolCallEvent | PromptProgress | Finish
+@dataclass
+class Notice:
+    """Something the user should see while waiting, not part of the answer: a rate limit waited out, a model the
+    server is loading. Shown as a status line in the thought stream; retries and fallbacks treat it as no answer."""
+
+    text: str
+    type: Literal["notice"] = "notice"
+
+
+StreamEvent = TextDelta | ThinkingDelta | ToolCallEvent | PromptProgress | Notice | Finish

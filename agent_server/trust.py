@@ -59,6 +59,7 @@ _SAFETY_NETS = {
 _LIMITS = {
     ("tools", "command_timeout_s"): "lets commands run longer before they are stopped",
     ("tools", "mcp_call_timeout_s"): "lets MCP calls run longer before they are stopped",
+    ("llm", "retry_after_max_s"): "waits longer for a rate-limited LLM server before trying again",
     ("tools", "fetch_timeout_s"): "lets web_fetch wait longer for a page",
     ("tools", "fetch_max_bytes"): "lets web_fetch read larger pages",
     ("memory", "tokens"): "gives memory notes more of the prompt",

@@ -19,6 +19,7 @@ from typing import Any
 from .. import acp
 from ..context import answer_reserve, choose_num_ctx, estimate_messages
 from ..llm.base import ChatRequest, GenerationOptions
+from ..llm.tagged import Tagged
 from ..messages import Message, TextDelta, ToolCall
 from ..turn.client import AgentClient, ClientFeatures, FileChange, ProgressReporter
 from ..turn.live_session import Session
@@ -150,6 +151,7 @@ async def run_subturn(
         record=record,
         relay=UpdateRelay(client, turn.session.id),
         nudges={},
+        provider=Tagged(turn.provider, purpose="subagent"),  # after the user's own turn on a shared server
         **overrides,
     )
     stop = await run_turn(sub)

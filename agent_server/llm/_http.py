@@ -7,9 +7,12 @@ endless line gets a clear `LLMStreamError` at the bound instead of a buffer that
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import importlib.util
 import json
 import re
+import ssl
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
@@ -19,6 +22,7 @@ import httpx
 import orjson
 
 from ..errors import ContextOverflowError, LLMConnectionError, LLMError, LLMHTTPError, LLMStreamError
+from .wire import Wire
 
 _OVERFLOW = re.compile(
     r"context (length|size|window)|exceeds? the (available )?context|maximum context|n_ctx|prompt is too long",
@@ -110,9 +114,10 @@ async def read_error(response: httpx.Response) -> bytes:
     return b"".join(kept)
 
 
-def make_client(timeout_s: float, connect_timeout_s: float) -> httpx.AsyncClient:
-    """A client whose read timeout is the longest wait for the next byte (models can take a while to load)."""
-    return httpx.AsyncClient(timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s))
+def make_client(timeout_s: float, connect_timeout_s: float, verify: ssl.SSLContext | bool = True) -> httpx.AsyncClient:
+    """A client whose read timeout is the longest wait for the next byte (models can take a while to load); `verify`
+    is llm.ca_file's context (llm/wire.py) or httpx's default (SSL_CERT_FILE, SSL_CERT_DIR, certifi)."""
+    return httpx.AsyncClient(timeout=httpx.Timeout(timeout_s, connect=connect_timeout_s), verify=verify)
 
 
 async def iter_lines(response: httpx.Response) -> AsyncIterator[bytes]:
@@ -166,11 +171,29 @@ def overflow_error(message: str, fields: dict[str, Any]) -> ContextOverflowError
     )
 
 
-def raise_http_error(url: str, status: int, body: bytes) -> NoReturn:
+def raise_http_error(url: str, status: int, body: bytes, headers: httpx.Headers | None = None) -> NoReturn:
     message, fields = error_detail(body)
     if status in (400, 413, 500) and (overflow := overflow_error(message, fields)) is not None:
         raise overflow
-    raise LLMHTTPError(url, status, message)
+    raise LLMHTTPError(url, status, message, retry_after_s(headers.get("retry-after") if headers else None))
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """Retry-After in seconds from now: seconds or an HTTP date (RFC 9110); None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.UTC)
+        seconds = (when - datetime.datetime.now(datetime.UTC)).total_seconds()
+    return max(0.0, seconds) if seconds == seconds and seconds < 1e9 else None
 
 
 def raise_stream_error(url: str, error: Any) -> NoReturn:
@@ -227,11 +250,13 @@ class HTTPProvider:
         timeout_s: float,
         connect_timeout_s: float,
         headers: dict[str, str] | None = None,
+        wire: Wire | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
-        self._headers = headers or {}
+        self.wire = wire or Wire()  # llm.headers on every request, the CA bundle, the session header, priority
+        self._headers = {**self.wire.headers, **(headers or {})}
         self._owns_client = client is None
-        self._client = client or make_client(timeout_s, connect_timeout_s)
+        self._client = client or make_client(timeout_s, connect_timeout_s, self.wire.verify)
 
     async def aclose(self) -> None:
         if self._owns_client:
@@ -241,6 +266,6 @@ class HTTPProvider:
         with translate_errors(url):
             async with self._client.stream(method, url, json=body, headers=self._headers) as response:
                 if response.status_code != 200:
-                    raise_http_error(url, response.status_code, await read_error(response))
+                    raise_http_error(url, response.status_code, await read_error(response), response.headers)
                 content = await read_capped(response)
         return decode_json(url, content)

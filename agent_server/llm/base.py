@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..messages import Message, StreamEvent
 
@@ -31,6 +31,14 @@ class GenerationOptions:
     progress: bool = False  # llama.cpp only: stream prompt-processing progress (PromptProgress events)
     # "required": the reply must be a tool call (OpenAI-compatible servers; llama.cpp enforces it with a grammar).
     tool_choice: str | None = None
+    # Assistant messages carry their reasoning back (`reasoning_content`, Ollama's `thinking`): for models whose chat
+    # template keeps it across turns (llm/model_shapes.py decides), and only for them.
+    replay_reasoning: bool = False
+
+
+# What a request is for: a shared server may rank them (llm/wire.py, vLLM's priority) and a router keep a session's
+# requests together; the user's turn comes first.
+Purpose = Literal["turn", "subagent", "summary", "embedding"]
 
 
 @dataclass
@@ -39,6 +47,8 @@ class ChatRequest:
     messages: list[Message]
     tools: list[ToolSpec] = field(default_factory=list)
     options: GenerationOptions = field(default_factory=GenerationOptions)
+    session_id: str = ""  # the session whose turn sends it (a hash of it goes in llm.session_header)
+    purpose: Purpose = "turn"
 
 
 @dataclass

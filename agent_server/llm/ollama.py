@@ -33,6 +33,7 @@ from ._http import (
     translate_errors,
 )
 from .base import ChatRequest, ModelInfo
+from .wire import Wire
 
 EMBED_BATCH = 64
 
@@ -41,9 +42,12 @@ def new_call_id() -> str:
     return "call_" + uuid.uuid4().hex[:8]
 
 
-def message_to_wire(msg: Message) -> dict[str, Any]:
-    """Native history: tool-call arguments as objects, tool results carry `tool_name`."""
+def message_to_wire(msg: Message, replay: bool = False) -> dict[str, Any]:
+    """Native history: tool-call arguments as objects, tool results carry `tool_name`; with `replay`, an answer's
+    reasoning as `thinking` (Ollama's template for the model decides where it goes)."""
     out: dict[str, Any] = {"role": msg.role, "content": msg.content}
+    if replay and msg.role == "assistant" and msg.thinking:
+        out["thinking"] = msg.thinking
     if msg.images:
         out["images"] = [image.data for image in msg.images]  # bare base64: Ollama sniffs the format itself
     if msg.role == "assistant" and msg.tool_calls:
@@ -71,7 +75,7 @@ def build_payload(request: ChatRequest, keep_alive: str | int | None = None) -> 
     }
     payload: dict[str, Any] = {
         "model": request.model,
-        "messages": [message_to_wire(m) for m in request.messages],
+        "messages": [message_to_wire(m, o.replay_reasoning) for m in request.messages],
         "stream": True,
     }
     if opts := {k: v for k, v in options.items() if v is not None}:
@@ -157,18 +161,20 @@ class OllamaProvider(HTTPProvider):
         timeout_s: float = 300.0,
         connect_timeout_s: float = 5.0,
         keep_alive: str | int | None = None,
+        wire: Wire | None = None,
     ) -> None:
-        super().__init__(base_url, client, timeout_s, connect_timeout_s)
+        super().__init__(base_url, client, timeout_s, connect_timeout_s, wire=wire)
         self.keep_alive = keep_alive
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         url = self.base_url + "/api/chat"
         parser = NDJSONChat(url)
         with translate_errors(url):
-            body = json_body(build_payload(request, self.keep_alive))
+            headers = {**self.wire.request_headers(request), **self._headers}  # a proxy's headers, the session's
+            body = json_body(build_payload(request, self.keep_alive), headers)
             async with self._client.stream("POST", url, **body) as response:
                 if response.status_code != 200:
-                    raise_http_error(url, response.status_code, await read_error(response))
+                    raise_http_error(url, response.status_code, await read_error(response), response.headers)
                 async for chunk in response.aiter_bytes():
                     for event in parser.feed(chunk):
                         yield event

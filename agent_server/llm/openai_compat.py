@@ -28,15 +28,20 @@ from ._http import (
 )
 from .base import ChatRequest, ModelInfo
 from .openai_stream import SSEChat, StreamState
+from .router import is_router, routed_info
 from .server_facts import apply_llamacpp_props, apply_lmstudio_model, props_describe
+from .wire import Wire
 
 log = logging.getLogger(__name__)
 PROBE_TIMEOUT_S = 3.0
 
 
-def message_to_wire(msg: Message) -> dict[str, Any]:
-    """OpenAI history: string arguments, `content: null` beside tool calls, results keyed by `tool_call_id`."""
+def message_to_wire(msg: Message, replay: bool = False) -> dict[str, Any]:
+    """OpenAI history: string arguments, `content: null` beside tool calls, results keyed by `tool_call_id`; with
+    `replay`, an answer's reasoning as `reasoning_content` (llama.cpp, vLLM, LM Studio; the template decides)."""
     out: dict[str, Any] = {"role": msg.role, "content": msg.content}
+    if replay and msg.role == "assistant" and msg.thinking:
+        out["reasoning_content"] = msg.thinking
     if msg.images:
         # Content parts: the text, then each picture as a data URL (llama.cpp with --mmproj, LM Studio, vLLM).
         parts: list[dict[str, Any]] = [{"type": "text", "text": msg.content}] if msg.content else []
@@ -61,7 +66,7 @@ def build_payload(request: ChatRequest) -> dict[str, Any]:
     o = request.options
     payload: dict[str, Any] = {
         "model": request.model,
-        "messages": [message_to_wire(m) for m in request.messages],
+        "messages": [message_to_wire(m, o.replay_reasoning) for m in request.messages],
         "stream": True,
         "stream_options": {"include_usage": True},
     }
@@ -100,19 +105,22 @@ class OpenAIProvider(HTTPProvider):
         client: httpx.AsyncClient | None = None,
         timeout_s: float = 300.0,
         connect_timeout_s: float = 5.0,
+        wire: Wire | None = None,
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        super().__init__(base_url, client, timeout_s, connect_timeout_s, headers)
+        super().__init__(base_url, client, timeout_s, connect_timeout_s, headers, wire)
         self.api_root = api_root(base_url)
 
     async def stream_chat(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         url = self.api_root + "/chat/completions"
         turn = StreamState(url)
-        body = json_body(build_payload(request), {**self._headers, "Accept": "text/event-stream"})
+        payload = build_payload(request) | self.wire.priority_field(request.purpose)
+        headers = {**self.wire.request_headers(request), **self._headers, "Accept": "text/event-stream"}
+        body = json_body(payload, headers)
         with translate_errors(url):
             async with self._client.stream("POST", url, **body) as response:
                 if response.status_code != 200:
-                    raise_http_error(url, response.status_code, await read_error(response))
+                    raise_http_error(url, response.status_code, await read_error(response), response.headers)
                 if "text/event-stream" not in response.headers.get("content-type", "text/event-stream"):
                     # The server ignored stream:true and sent one completion object.
                     for event in turn.chunk(decode_json(url, await read_capped(response))):
@@ -155,6 +163,8 @@ class OpenAIProvider(HTTPProvider):
         info = next((m for m in listed if m.name == model), None) or ModelInfo(name=model)
         root = self.api_root[: -len("/v1")]
         props = await self._probe_json(root + "/props")
+        if is_router(props):  # llama.cpp's router: each model has its own /props (and window) behind ?model=
+            return await routed_info(self._probe_json, root, info)
         if props is not None and props_describe(props, model, len(listed)):
             return apply_llamacpp_props(info, props)
         entry = await self._probe_json(root + "/api/v0/models/" + quote(model, safe=""))
@@ -177,7 +187,8 @@ class OpenAIProvider(HTTPProvider):
         return data if isinstance(data, dict) else None
 
     async def embed(self, model: str, inputs: list[str]) -> list[list[float]]:
-        data = await self._get_json("POST", "/embeddings", {"model": model, "input": inputs})
+        body = {"model": model, "input": inputs, **self.wire.priority_field("embedding")}
+        data = await self._get_json("POST", "/embeddings", body)
         items = sorted(data.get("data") or [], key=lambda d: d.get("index", 0))
         if len(items) != len(inputs):
             raise LLMStreamError(self.api_root + "/embeddings", f"asked for {len(inputs)} embeddings, got {len(items)}")

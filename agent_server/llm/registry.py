@@ -14,9 +14,11 @@ from ..errors import LLMConnectionError, LLMError
 from .base import ModelInfo, Provider
 from .capabilities import CapabilityCache, MemoryCapabilityCache, discover
 from .embedded.install_hint import install_command
+from .model_shapes import ModelShapes
 from .ollama import OllamaProvider
 from .openai_compat import OpenAIProvider
 from .resilient import FallbackProvider, RetryingProvider
+from .wire import wire_for
 
 if TYPE_CHECKING:
     from .embedded.provider import BeginProgress
@@ -38,9 +40,14 @@ PROVIDERS: dict[str, Factory] = {
         timeout_s=llm.timeout_s,
         connect_timeout_s=llm.connect_timeout_s,
         keep_alive=llm.keep_alive or OLLAMA_KEEP_ALIVE,
+        wire=wire_for(llm),
     ),
     "openai": lambda url, llm: OpenAIProvider(
-        url, api_key=llm.api_key, timeout_s=llm.timeout_s, connect_timeout_s=llm.connect_timeout_s
+        url,
+        api_key=llm.api_key,
+        timeout_s=llm.timeout_s,
+        connect_timeout_s=llm.connect_timeout_s,
+        wire=wire_for(llm),
     ),
     "embedded": lambda url, llm: _embedded(url, llm),
 }
@@ -129,12 +136,20 @@ def build(name: str, base_url: str, llm: LLMConfig) -> Provider:
     return factory(base_url, llm)
 
 
-def wrap(primary: Provider, model: str, llm: LLMConfig) -> Provider:
-    chain: list[tuple[Provider, str]] = [(RetryingProvider(primary, tries=llm.retries), model)]
+def wrap(primary: Provider, model: str, llm: LLMConfig, infos: dict[str, ModelInfo] | None = None) -> Provider:
+    """Each endpoint shaped per model (`infos`: what discovery found) and retried, then the fallback chain."""
+    infos = {} if infos is None else infos
+
+    def retried(provider: Provider) -> Provider:
+        return RetryingProvider(
+            ModelShapes(provider, infos), tries=llm.retries, retry_after_max_s=llm.retry_after_max_s
+        )
+
+    chain: list[tuple[Provider, str]] = [(retried(primary), model)]
     for fb in llm.fallbacks:
         url = fb.base_url or primary.base_url
         name = fb.provider or (primary.name if fb.base_url is None else guess_provider(url))
-        chain.append((RetryingProvider(build(name, url, llm), tries=llm.retries), fb.model))
+        chain.append((retried(build(name, url, llm)), fb.model))
     return chain[0][0] if len(chain) == 1 else FallbackProvider(chain)
 
 
@@ -250,6 +265,8 @@ async def open_provider(
     """Resolve the endpoint and model, build the wrapped provider, and read the model's capabilities."""
     name, url, model = await resolve_endpoint(settings, begin=begin)
     llm = settings.llm
-    provider = wrap(build(name, url, llm), model, llm)
+    infos: dict[str, ModelInfo] = {}
+    provider = wrap(build(name, url, llm), model, llm, infos)
     info = await discover(provider, model, llm, cache if cache is not None else _cache)
+    infos.setdefault(model, info)  # a cached entry was not read through the provider
     return provider, model, info

@@ -1,6 +1,9 @@
 """Retries with backoff for one endpoint, and a fallback chain over several (provider, model) pairs.
 
-Both only act before the first event of a stream: once text reached the user, a retry would duplicate it.
+Both only act before the first event of a stream: once text reached the user, a retry would duplicate it (a `Notice`
+is no answer: it does not count). A 429 is retried only after the wait its Retry-After asks for, when that is at most
+`retry_after_max_s`, and the wait is shown; without one, or longer, it is not retried (a rate limit or a gateway's
+spent budget would only fail again) and the error says what the server said.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
-from ..errors import ContextOverflowError, LLMError
-from ..messages import StreamEvent
+from ..errors import ContextOverflowError, LLMError, LLMHTTPError
+from ..messages import Notice, StreamEvent
 from .base import ChatRequest, ModelInfo, Provider
 
 log = logging.getLogger(__name__)
@@ -28,7 +31,8 @@ async def _close(stream: AsyncIterator[StreamEvent]) -> None:
 
 
 class RetryingProvider:
-    """Retries connection errors and 5xx/429 (`LLMError.retryable`) with exponential backoff and jitter."""
+    """Retries connection errors and 5xx (`LLMError.retryable`) with exponential backoff and jitter, and a 429 after
+    the Retry-After it asks for (at most `retry_after_max_s`)."""
 
     def __init__(
         self,
@@ -37,6 +41,7 @@ class RetryingProvider:
         base_delay: float = 0.5,
         max_delay: float = 8.0,
         sleep: Sleep = asyncio.sleep,
+        retry_after_max_s: float = 60.0,
     ) -> None:
         self.inner = inner
         self.name = inner.name
@@ -45,12 +50,21 @@ class RetryingProvider:
         self.base_delay = base_delay
         self.max_delay = max_delay
         self._sleep = sleep
+        self.retry_after_max_s = retry_after_max_s
 
     def _delay(self, attempt: int) -> float:
         return float(min(self.max_delay, self.base_delay * 2 ** (attempt - 1)) * random.uniform(0.5, 1.0))
 
-    async def _backoff(self, attempt: int, exc: LLMError) -> None:
-        delay = self._delay(attempt)
+    def _wait(self, attempt: int, exc: LLMError) -> float | None:
+        """How long to wait before the next try, or None when there is no next try."""
+        if attempt >= self.tries:
+            return None
+        if isinstance(exc, LLMHTTPError) and exc.status == 429:
+            wait = exc.retry_after
+            return wait if wait is not None and wait <= self.retry_after_max_s else None
+        return self._delay(attempt) if exc.retryable else None
+
+    async def _backoff(self, attempt: int, delay: float, exc: LLMError) -> None:
         log.warning("LLM call failed (try %d of %d), retrying in %.1fs: %s", attempt, self.tries, delay, exc)
         await self._sleep(delay)
 
@@ -60,13 +74,18 @@ class RetryingProvider:
             stream = self.inner.stream_chat(request)
             try:
                 async for event in stream:
-                    started = True
+                    started = started or type(event) is not Notice
                     yield event
                 return
             except LLMError as exc:
-                if started or not exc.retryable or attempt >= self.tries:
+                wait = None if started else self._wait(attempt, exc)
+                if wait is None:
                     raise
-                await self._backoff(attempt, exc)
+                if isinstance(exc, LLMHTTPError) and exc.status == 429:
+                    yield Notice(
+                        f"{_rate_limited(exc)}; trying again in {wait:.0f} s (try {attempt + 1} of {self.tries})"
+                    )
+                await self._backoff(attempt, wait, exc)
             finally:
                 await _close(stream)
 
@@ -75,9 +94,10 @@ class RetryingProvider:
             try:
                 return await fn()
             except LLMError as exc:
-                if not exc.retryable or attempt >= self.tries:
+                wait = self._wait(attempt, exc)
+                if wait is None:
                     raise
-                await self._backoff(attempt, exc)
+                await self._backoff(attempt, wait, exc)
         raise AssertionError("unreachable")
 
     async def list_models(self) -> list[ModelInfo]:
@@ -110,7 +130,7 @@ class FallbackProvider:
             stream = provider.stream_chat(dataclasses.replace(request, model=model))
             try:
                 async for event in stream:
-                    started = True
+                    started = started or type(event) is not Notice
                     yield event
                 return
             except ContextOverflowError:
@@ -139,3 +159,9 @@ class FallbackProvider:
             if id(provider) not in seen:
                 seen.add(id(provider))
                 await provider.aclose()
+
+
+def _rate_limited(exc: LLMHTTPError) -> str:
+    """What a 429 said, in one line: the server's own message, cut."""
+    message = " ".join(exc.message.split())
+    return f"the LLM server is rate limiting (429: {message[:300]})"

@@ -5,7 +5,9 @@ started with, and nothing about tools. The servers that know more say so elsewhe
 
 - llama.cpp `GET /props`: `default_generation_settings.n_ctx` (the per-slot window it really runs; older builds put
   `n_ctx` at the top level), `chat_template_caps.supports_tools` (whether the chat template can render tool
-  definitions at all: when it cannot, native tools are silently dropped), `model_alias`, `modalities`, `total_slots`.
+  definitions at all: when it cannot, native tools are silently dropped), `model_alias`, `modalities`, `total_slots`,
+  `chat_template` (whether it reads reasoning back, whether it is Harmony). A router (`role: router`) answers for
+  itself; each model's own `/props` is behind `?model=` (llm/router.py).
 - LM Studio `GET /api/v0/models/{id}`: `loaded_context_length` (the window of the loaded instance),
   `max_context_length`, `capabilities` (`tool_use`), `type` (`llm`, `vlm`, `embeddings`), `state`.
 
@@ -65,6 +67,12 @@ def apply_llamacpp_props(info: ModelInfo, props: dict[str, Any]) -> ModelInfo:
         server["chat_template_caps"] = {k: v for k, v in caps.items() if isinstance(v, bool)}
     if n_ctx:
         server["n_ctx"] = n_ctx
+    template = props.get("chat_template")
+    if isinstance(template, str):
+        # What the model's own template does with reasoning: reads it back (Qwen3, gpt-oss as `thinking`), and
+        # whether it is Harmony (gpt-oss): llm/model_shapes.py acts on both.
+        server["template_reads_reasoning"] = "reasoning_content" in template or "message.thinking" in template
+        server["harmony"] = "<|channel|>" in template
     info.details["server_facts"] = server
     return info
 

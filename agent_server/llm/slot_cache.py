@@ -13,8 +13,10 @@ anything else (a compacted history, another model, a missing file, an error) fal
 evaluation. llama.cpp also compares the restored tokens with the new prompt itself, so a wrong restore costs time,
 never correctness.
 
-Only one-slot servers (the embedded server runs one slot): on several slots there is no telling which slot served a
-session's last request.
+Only where the slot is the session's own: a one-slot server (the embedded server runs one slot) that says so in
+`/props` and in `/slots`. On several slots there is no telling which slot served a session's last request, and on a
+server a team shares (`/slots` lists several, or a gateway hides it, or llama.cpp's router serves several models) a
+restore would put one user's cache where another's work is: nothing is saved or restored there.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from ..messages import StreamEvent
 from ._http import json_body, make_client
 from .base import ChatRequest, ModelInfo, Provider
 from .openai_compat import api_root, build_payload
+from .router import routed
 from .server_facts import is_llamacpp
 
 log = logging.getLogger(__name__)
@@ -66,15 +69,17 @@ class SlotCache:
         max_bytes: int = 2 << 30,
         client: httpx.AsyncClient | None = None,
         api_key: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         self.root = api_root(base_url).removesuffix("/v1")
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._headers = {**(headers or {}), **({"Authorization": f"Bearer {api_key}"} if api_key else {})}
         self.save_dir = save_dir
         self.max_bytes = max_bytes
         self._client = client or make_client(30.0, 5.0)
         self._last: dict[str, dict[str, Any]] = {}  # session id -> its last request body (messages, tools)
         self._server_session: str | None = None  # whose request the server's slot saw last
-        self.disabled = False  # the server refused slot actions (no --slot-save-path, several slots)
+        self.disabled = False  # the server refused slot actions (no --slot-save-path, several slots, shared)
+        self._checked = False  # /slots showed one slot, ours
         self.restored: dict[str, int] = {}  # session id -> tokens restored at its last resume (for status/bench)
         self._unsaved: dict[str, asyncio.TimerHandle | None] = {}  # idle sessions not saved yet -> their save timer
         self._tasks: set[asyncio.Task[bool]] = set()
@@ -123,9 +128,21 @@ class SlotCache:
         response.raise_for_status()
         props = response.json()
         settings = props.get("default_generation_settings") or {}
-        if props.get("total_slots", 1) != 1:
+        if props.get("total_slots", 1) != 1 or props.get("role") == "router":
             raise ValueError("several slots: a saved session cannot be told from another")
+        await self._own_slot()
         return f"{props.get('model_path')}|{settings.get('n_ctx')}"
+
+    async def _own_slot(self) -> None:
+        """`/slots` must list exactly one slot: more (or none, or no answer) is a shared server, never saved to."""
+        if self._checked:
+            return
+        response = await self._client.get(self.root + "/slots", headers=self._headers)
+        slots = response.json() if response.status_code == 200 else None
+        if not isinstance(slots, list) or len(slots) != 1:
+            self.disabled = True
+            raise ValueError("/slots does not show one slot of our own: a shared server, slots left alone")
+        self._checked = True
 
     async def before_request(self, session_id: str, body: dict[str, Any]) -> None:
         """Restore the session's saved cache if the server's slot holds something else and the saved prompt is a
@@ -223,10 +240,13 @@ def slot_cache_for(llm: LLMConfig, provider: Provider, info: ModelInfo | None) -
 
     embedded = embedded_at(provider.base_url)
     save_path = llm.slot_save_path or (str(embedded.slot_save_path) if embedded is not None else None)
-    if save_path is None or provider.name != "openai" or not is_llamacpp(info):
+    if save_path is None or provider.name != "openai" or not is_llamacpp(info) or routed(info):
         return None
     key = embedded.api_key if embedded is not None else llm.api_key
-    return SlotCache(provider.base_url, Path(save_path).expanduser(), llm.slot_save_max_mb << 20, api_key=key)
+    headers = None if embedded is not None else llm.headers
+    return SlotCache(
+        provider.base_url, Path(save_path).expanduser(), llm.slot_save_max_mb << 20, api_key=key, headers=headers
+    )
 
 
 class _SessionProvider:

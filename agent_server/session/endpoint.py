@@ -64,11 +64,15 @@ class Endpoint:
     async def for_session(
         self, settings: Settings, session_id: str, client: AgentClient | None = None
     ) -> tuple[Provider, str, ModelInfo | None]:
-        """The provider as a turn of `session_id` uses it: through the slot cache when there is one (saved
-        sessions resume warm, llm/slot_cache.py)."""
+        """The provider as a turn of `session_id` uses it: its requests carry the session (llm/tagged.py: the
+        session-affinity header), through the slot cache when there is one (saved sessions resume warm,
+        llm/slot_cache.py)."""
+        from ..llm.tagged import Tagged
+
         provider, model, info = await self.get(settings, client)
+        tagged = Tagged(provider, session_id)
         slots = self.slots
-        return (slots.wrap(provider, session_id) if slots is not None else provider), model, info
+        return (slots.wrap(tagged, session_id) if slots is not None else tagged), model, info
 
     def idle(self, session_id: str) -> None:
         """The session went idle: its KV cache is saved if it stays so."""

@@ -305,6 +305,7 @@ async def summarize_with(provider: Provider, model: str, text: str, target_token
         model=model,
         messages=[Message(role="user", content=summarizer_prompt(text, target_tokens))],
         options=GenerationOptions(temperature=0.1, max_tokens=max(64, target_tokens * 2), think=False),
+        purpose="summary",
     )
     parts: list[str] = []
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import acp
 from ..llm.base import ChatRequest, Provider
 from ..messages import (
     FinishReason,
     Message,
+    Notice,
     PromptProgress,
     TextDelta,
     ThinkingDelta,
@@ -28,6 +30,10 @@ class ModelReply:
     usage: Usage = field(default_factory=Usage)
     loop: Loop | None = None  # set when the repetition guard stopped the stream
     loop_in: str = "text"  # "text" | "thinking"
+
+
+def status_line(notice: Notice) -> acp.AgentThoughtChunk:
+    return acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {notice.text}]\n"))
 
 
 async def call_model(
@@ -54,6 +60,9 @@ async def call_model(
         # Runs once per token: exact type checks and a synchronous push, awaiting only when the kind changes.
         async for event in stream:
             kind = type(event)
+            if kind is Notice:  # a rate limit waited out, a model loading: a status line, never the answer
+                await relay.send(status_line(event))  # type: ignore[arg-type]  # `kind is` narrows nothing
+                continue
             if prefill is not None:
                 if kind is PromptProgress:
                     await prefill.progress(event)  # type: ignore[arg-type]
@@ -74,7 +83,7 @@ async def call_model(
                 await relay.delta(event.type, event.text)
             elif isinstance(event, ToolCallEvent):
                 calls.append(event.call)
-            elif isinstance(event, PromptProgress):
+            elif isinstance(event, PromptProgress | Notice):
                 continue
             else:
                 reply.finish = event.reason

@@ -42,6 +42,7 @@ import hashlib
 import json
 import math
 import re
+import ssl
 import sys
 import threading
 import time
@@ -200,6 +201,7 @@ class Reply:
     final_line: bool = True  # Ollama: send the done:true line
     ignore_stream: bool = False  # answer with one JSON object even when the request asked to stream
     drops_tools: bool = False  # the prompt leaves the tools out (llama.cpp with a template that cannot render them)
+    headers: dict[str, str] = field(default_factory=dict)  # extra response headers of an error (`Retry-After`)
     recorded: str | None = None  # a stream body recorded from a real server, replayed as is (tests/fakes/recorded.py)
 
     # -- helpers -------------------------------------------------------------------------------------------
@@ -669,6 +671,10 @@ class FakeLLMServer:
         # llama.cpp's saved slots (--slot-save-path), file name -> tokens; None = 501, a server started without it.
         # Served, with /apply-template (render_template), only while `props` is set (a llama.cpp server).
         self.slot_files: dict[str, int] | None = None
+        # GET /slots (while `props` is set): None = one idle slot, as the embedded server runs; more = a shared server.
+        self.slot_list: list[dict[str, Any]] | None = None
+        # Served over TLS with this context (the URL says https), e.g. a server behind a private CA.
+        self.tls: ssl.SSLContext | None = None
         # Fill-in-the-middle answers by the text before the cursor on its line (stripped), ahead of the queue: an
         # editor sends requests whenever it likes, so editor tests answer by where the cursor is, not by order.
         self.fim_by_line: dict[str, Reply] = {}
@@ -686,7 +692,7 @@ class FakeLLMServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{self.host}:{self.port}"
 
     def start(self) -> FakeLLMServer:
         ready = threading.Event()
@@ -696,7 +702,9 @@ class FakeLLMServer:
             loop = asyncio.new_event_loop()
             self._loop = loop
             try:
-                self._server = loop.run_until_complete(asyncio.start_server(self._on_conn, self.host, self.port))
+                self._server = loop.run_until_complete(
+                    asyncio.start_server(self._on_conn, self.host, self.port, ssl=self.tls)
+                )
                 self.port = self._server.sockets[0].getsockname()[1]
             except BaseException as exc:
                 errors.append(exc)
@@ -825,9 +833,15 @@ class FakeLLMServer:
                 writer.close()
 
     async def _send(
-        self, writer: asyncio.StreamWriter, status: int, body: bytes, ctype: str = "application/json; charset=utf-8"
+        self,
+        writer: asyncio.StreamWriter,
+        status: int,
+        body: bytes,
+        ctype: str = "application/json; charset=utf-8",
+        headers: dict[str, str] | None = None,
     ) -> bool:
         head = f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}\r\nContent-Type: {ctype}\r\n"
+        head += "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
         head += (
             f"Content-Length: {len(body)}\r\nDate: {time.strftime('%a, %d %b %Y %H:%M:%S GMT', time.gmtime())}\r\n\r\n"
         )
@@ -848,6 +862,8 @@ class FakeLLMServer:
             return await self._json(writer, 200, {"prompt": render_template(req.json or {})})
         if path.startswith("/slots/") and m == "POST" and self.props is not None:
             return await self._slots(req, writer)
+        if path == "/slots" and m == "GET" and self.props is not None:  # llama.cpp's slot list: one slot unless set
+            return await self._json(writer, 200, self.slot_list or [{"id": 0, "is_processing": False}])
         if path.startswith("/api/v0/models") and self.lmstudio_models is not None:
             return await self._lmstudio(path, writer)
         if self.flavor == "openai" and (path.startswith("/api/") or path == "/"):
@@ -1103,7 +1119,7 @@ class FakeLLMServer:
         if reply.status != 200:
             body_bytes = reply.error_body if isinstance(reply.error_body, str) else _dumps(reply.error_body)
             ctype = "text/plain" if isinstance(reply.error_body, str) else "application/json; charset=utf-8"
-            return await self._send(writer, reply.status, body_bytes.encode(), ctype)
+            return await self._send(writer, reply.status, body_bytes.encode(), ctype, reply.headers)
         if reply.recorded is not None:
             # A stream recorded from a real server, replayed byte for byte, one event per write.
             events = [e + "\n\n" for e in reply.recorded.split("\n\n") if e.strip()]

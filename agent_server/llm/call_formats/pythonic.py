@@ -24,6 +24,8 @@ from .base import Found, make_call, offered
 
 START, END = "<|tool_call_start|>", "<|tool_call_end|>"
 _CANDIDATE = re.compile(r"\[[ \t\n]*[A-Za-z_][\w.]*[ \t\n]*\(")
+_PREFIX = re.compile(r"\[[ \t\n]*(?:[A-Za-z_][\w.]*[ \t\n]*)?")
+OPENER = r"\[(?=[ \t\n]*[A-Za-z_])"  # where a bare list may start, for the stream's holdback
 _SIGNIFICANT = re.compile(r"""[()\[\]{}'"]""")
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
 MAX_BLOCK = 1 << 20  # a call list longer than this (1 MiB) is not looked at
@@ -57,6 +59,15 @@ class Pythonic:
             if calls:
                 yield Found(wrapped_start, wrapped_end, calls)
             pos = end
+
+
+def held_block(text: str, final: bool) -> int | None:
+    """For streamed text held at a `[`: the length of the list of calls it starts; 0 while more text is needed to
+    tell; None when it is not one (`[link]`, `[x] done`)."""
+    if _CANDIDATE.match(text) is None:
+        return 0 if not final and _PREFIX.fullmatch(text) else None
+    end, _read, _newlines = _close(text, 0, min(len(text), MAX_BLOCK))
+    return end or 0
 
 
 def _wrapper(text: str, start: int, end: int) -> tuple[int, int]:

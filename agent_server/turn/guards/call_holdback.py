@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 
 from ...llm.call_formats import HELD
+from ...llm.call_formats.pythonic import OPENER, held_block
 from ...llm.text_tools import call_shaped, recover_tool_calls
 
 _TAGS = {
@@ -117,7 +118,8 @@ class CallHoldback:
             self._space = ""
 
 
-_ANY_OPENER = re.compile("|".join(re.escape(o) for o in _OPENERS))
+# A `[` before a name may open a bare pythonic list (`[read_file(path='a.py')]`, Llama 3.2).
+_ANY_OPENER = re.compile("|".join([*(re.escape(o) for o in _OPENERS), OPENER]))
 
 
 def _first_opener(text: str) -> int | None:
@@ -157,6 +159,11 @@ def _judge(text: str, final: bool, is_call: Callable[[str], bool]) -> tuple[str,
                 return _unfinished(text, final, is_call)
             block = text[: end + len(closer)]
             return ("call" if is_call(block) or opener == "<tool_call>" else "text"), len(block)
+    if text.startswith("[") and not text.startswith("[{"):
+        size = held_block(text, final)
+        if size is None:
+            return "text", 1
+        return _unfinished(text, final, is_call) if size == 0 else (("call" if is_call(text[:size]) else "text"), size)
     # `{` or `[{`: JSON that may be a call. Not JSON-looking at once (`{x`, `{}`) is text.
     head = text[2:] if text.startswith("[{") else text[1:]
     stripped = head.lstrip()
