@@ -30,7 +30,7 @@ from .positions import ENCODINGS, from_client, split_lines, to_client
 log = logging.getLogger(__name__)
 METHOD = "agent/_code"
 KINDS: tuple[CodeRequest, ...] = ("definition", "references", "hover", "documentSymbol", "rename")
-TIMEOUT_S = 15.0  # a language server still indexing a large project may take seconds for references
+TIMEOUT_S = 30.0  # a language server that is still starting (loading the project) takes seconds for its first answer
 MAX_LOCATIONS = 1000
 MAX_SYMBOLS = 2000  # an outline, flattened
 MAX_DEPTH = 8
