@@ -1,7 +1,9 @@
 """Rebuild the scorecard's exercises from a clone of exercism/python (MIT; see exercises/SOURCE.md).
 
     python tests/benchmarks/scorecard/import_exercism.py <path of an exercism/python git dir> [--commit C]
+        [--max-difficulty 5]
 
+Difficulty 1-2 is the `exercise` family, 3-5 the `hard` one (each exercise's task.json records its difficulty).
 Keeps only task data: each practice exercise's instructions, its stub and its tests. The reference solution is
 used once, here, to check that the tests run and pass in this environment; it is never written out.
 """
@@ -18,8 +20,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "exercises"
-MAX_DIFFICULTY = 2
+MAX_DIFFICULTY = 5  # 1-2: the first 59 exercises; 3-5: the harder family (issue 37)
 SKIP = {"hello-world"}  # nothing to solve
+# A task's name is its identity in a run (--tasks, --merge, the held-out list): an exercise named like a workspace
+# task is left out.
+SKIP |= {p.name for p in (HERE / "workspaces").iterdir() if p.is_dir()}
 
 
 def git(git_dir: Path, *args: str) -> str:
@@ -35,6 +40,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("git_dir", type=Path)
     ap.add_argument("--commit", default="HEAD")
+    ap.add_argument("--max-difficulty", type=int, default=MAX_DIFFICULTY)
     args = ap.parse_args()
     git_dir = args.git_dir / ".git" if (args.git_dir / ".git").exists() else args.git_dir
     commit = git(git_dir, "rev-parse", args.commit).strip()
@@ -42,8 +48,9 @@ def main() -> None:
     slugs = [
         e["slug"]
         for e in track["exercises"]["practice"]
-        if e.get("status", "active") == "active" and e["difficulty"] <= MAX_DIFFICULTY and e["slug"] not in SKIP
+        if e.get("status", "active") == "active" and e["difficulty"] <= args.max_difficulty and e["slug"] not in SKIP
     ]
+    difficulty = {e["slug"]: int(e["difficulty"]) for e in track["exercises"]["practice"]}
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
     kept: list[str] = []
@@ -64,7 +71,12 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:  # the tests must pass with the reference solution here
             Path(tmp, stub_name).write_text(example)
             Path(tmp, test_name).write_text(tests)
-            run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", test_name], cwd=tmp, capture_output=True)
+            run = subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", test_name],
+                cwd=tmp,
+                capture_output=True,
+                timeout=300,
+            )
             if run.returncode != 0:
                 print(f"skip {slug}: its tests do not pass with the reference solution here", file=sys.stderr)
                 continue
@@ -74,16 +86,27 @@ def main() -> None:
         (dest / stub_name).write_text(stub)
         (dest / test_name).write_text(tests)
         (dest / "task.json").write_text(
-            json.dumps({"solution": stub_name, "test": test_name, "blurb": meta.get("blurb", "")}, indent=2) + "\n"
+            json.dumps(
+                {
+                    "solution": stub_name,
+                    "test": test_name,
+                    "blurb": meta.get("blurb", ""),
+                    "difficulty": difficulty[slug],
+                },
+                indent=2,
+            )
+            + "\n"
         )
         kept.append(slug)
     (OUT / "LICENSE.exercism").write_text(show(git_dir, commit, "LICENSE") or "")
     (OUT / "SOURCE.md").write_text(
         "# Source of these exercises\n\n"
-        f"The practice exercises of difficulty <= {MAX_DIFFICULTY} of Exercism's Python track, "
+        f"The practice exercises of difficulty <= {args.max_difficulty} of Exercism's Python track, "
         f"github.com/exercism/python at commit `{commit}`, MIT licence (LICENSE.exercism beside this file).\n"
         "Only task data is kept: `instructions.md` (the exercise's instructions, plus its append file when it has "
         "one), the stub the student starts from, and the tests. Rebuilt with `import_exercism.py`.\n\n"
+        "Difficulty 1-2 is the scorecard's `exercise` family, 3-5 its `hard` family (`difficulty` in each "
+        "task.json).\n\n"
         f"{len(kept)} exercises: {', '.join(kept)}.\n"
     )
     print(f"{len(kept)} exercises written to {OUT}")

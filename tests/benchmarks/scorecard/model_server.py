@@ -20,6 +20,12 @@ class ModelServer:
     def url(self) -> str:
         return self.llama.url
 
+    @property
+    def api_key(self) -> str | None:
+        """The key the server requires, if it was started with one (every system is then given it)."""
+        key = getattr(self.llama, "api_key", None)
+        return key if isinstance(key, str) and key else None
+
     def stop(self) -> None:
         stop_llama(self.llama)
 

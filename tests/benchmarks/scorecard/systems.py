@@ -43,6 +43,7 @@ class Attempt:
     recoveries: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     error: str = ""
+    usage: dict[str, int] = field(default_factory=dict)  # the server's token counts, where a system reports them
 
 
 class System(Protocol):
@@ -72,6 +73,11 @@ MAX_TOKENS = 1536
 
 
 # --- agent-server ---------------------------------------------------------------------------------------
+
+
+def auth(api_key: str | None) -> dict[str, str]:
+    """The header a model server started with a key wants (every system is given the run's key)."""
+    return {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
 
 def sampling(temperature: float | None) -> dict[str, float]:
@@ -159,8 +165,9 @@ class AgentServerSystem:
         features_off: tuple[str, ...] = (),
         features_on: tuple[str, ...] = (),
         temperature: float | None = None,
+        api_key: str | None = None,
     ) -> None:
-        self.temperature = temperature
+        self.temperature, self.api_key = temperature, api_key
         self.name = "agent-server" + "".join(f" -{f}" for f in features_off) + "".join(f" +{f}" for f in features_on)
         self.features_on = features_on
         self.base_url, self.model, self.store, self.timeout_s = base_url, model, store, timeout_s
@@ -185,6 +192,8 @@ class AgentServerSystem:
         }
         if self.temperature is not None:
             overrides["llm"]["temperature"] = self.temperature
+        if self.api_key:
+            overrides["llm"]["api_key"] = self.api_key
         for feature in self.features_off:
             overrides = _merge(overrides, FEATURES[feature])
         for feature in self.features_on:
@@ -300,12 +309,18 @@ class PlainLoopSystem:
     name = "plain loop"
 
     def __init__(
-        self, base_url: str, model: str, timeout_s: float, max_rounds: int = 20, temperature: float | None = None
+        self,
+        base_url: str,
+        model: str,
+        timeout_s: float,
+        max_rounds: int = 20,
+        temperature: float | None = None,
+        api_key: str | None = None,
     ) -> None:
         self.base_url, self.model, self.timeout_s, self.max_rounds = base_url, model, timeout_s, max_rounds
         self.sampling = sampling(temperature)
         self.messages: list[dict[str, Any]] = []
-        self.http = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=5))
+        self.http = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=5), headers=auth(api_key))
 
     async def first(self, task: Task, ws: Path) -> Attempt:
         self.messages = [
@@ -399,11 +414,13 @@ FENCE = re.compile(r"```[a-zA-Z0-9_+-]*\n(.*?)```", re.S)
 class WholeFileSystem:
     name = "whole file"
 
-    def __init__(self, base_url: str, model: str, timeout_s: float, temperature: float | None = None) -> None:
+    def __init__(
+        self, base_url: str, model: str, timeout_s: float, temperature: float | None = None, api_key: str | None = None
+    ) -> None:
         self.base_url, self.model, self.timeout_s = base_url, model, timeout_s
         self.sampling = sampling(temperature)
         self.messages: list[dict[str, Any]] = []
-        self.http = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=5))
+        self.http = httpx.AsyncClient(timeout=httpx.Timeout(600, connect=5), headers=auth(api_key))
 
     def _target(self, task: Task) -> str:
         return task.target or task.files[0]
@@ -463,6 +480,19 @@ def write_back(task: Task, ws: Path, text: str) -> None:
         return
     if task.kind == "exercise":
         (ws / (task.target or task.files[0])).write_text(blocks[-1])
+        return
+    if task.kind == "repo":  # no file was shown: a path line naming one of the library's files decides
+        tests = set(task.test_files())
+        for line in text.splitlines():
+            name = line.strip().strip("`*#: ")
+            if (
+                name
+                and name not in tests
+                and (ws / name).is_file()
+                and (ws / name).resolve().is_relative_to(ws.resolve())
+            ):
+                (ws / name).write_text(blocks[-1])
+                return
         return
     for name in task.files:  # the path named before the block decides where it goes
         if name in text and not name.startswith("tests/"):

@@ -1,0 +1,95 @@
+"""The scorecard's chart, drawn from its own results JSON as a small hand-written SVG (no plotting library needed):
+
+- left: pass@1 per system, one bar per model (runs of several models side by side: `--chart a.json b.json`);
+- right: solved tasks (pass@2) against tokens spent (prompt tokens the server evaluated + generated tokens), one
+  point per system and model, so a system that wins by spending ten times more is seen doing so.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import Any
+
+COLOURS = ["#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a463f2", "#97bbf5", "#9c6b4e"]
+W, H = 980, 420
+PLOT_TOP, PLOT_H = 60, 260
+
+
+def _text(x: float, y: float, s: str, size: int = 12, anchor: str = "start", rotate: int = 0) -> str:
+    turn = f' transform="rotate({rotate} {x:.1f} {y:.1f})"' if rotate else ""
+    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" text-anchor="{anchor}" '
+            f'font-family="sans-serif"{turn}>{escape(s)}</text>')  # fmt: skip
+
+
+def spent(summary: dict[str, Any]) -> int:
+    return int(summary.get("prompt_tokens", 0)) + int(summary.get("generated_tokens", 0))
+
+
+def _bars(runs: list[dict[str, Any]], systems: list[str], x0: float, width: float) -> list[str]:
+    out = [_text(x0, 30, "pass@1 per system (bars: models)", 14)]
+    ceiling = max((s["tasks"] for r in runs for s in r["summary"].values()), default=1) or 1
+    base = PLOT_TOP + PLOT_H
+    out.append(f'<line x1="{x0}" y1="{base}" x2="{x0 + width}" y2="{base}" stroke="#333"/>')
+    slot = width / max(len(systems), 1)
+    bar = slot * 0.8 / max(len(runs), 1)
+    for i, name in enumerate(systems):
+        for j, run in enumerate(runs):
+            s = run["summary"].get(name)
+            if s is None:
+                continue
+            h = PLOT_H * s["pass@1"] / ceiling
+            x = x0 + i * slot + slot * 0.1 + j * bar
+            out.append(f'<rect x="{x:.1f}" y="{base - h:.1f}" width="{bar:.1f}" height="{h:.1f}" '
+                       f'fill="{COLOURS[j % len(COLOURS)]}"><title>{escape(name)}, {escape(run["model"])}: '
+                       f'{s["pass@1"]}/{s["tasks"]}</title></rect>')  # fmt: skip
+            out.append(_text(x + bar / 2, base - h - 3, f"{s['pass@1']}/{s['tasks']}", 10, "middle"))
+        out.append(_text(x0 + (i + 0.5) * slot, base + 14, name, 10, "end", -30))
+    for j, run in enumerate(runs):
+        y = H - 16 - 16 * (len(runs) - 1 - j)
+        out.append(f'<rect x="{x0}" y="{y - 9}" width="10" height="10" fill="{COLOURS[j % len(COLOURS)]}"/>')
+        out.append(_text(x0 + 14, y, f"{run['model']} (window {run.get('window')})", 11))
+    return out
+
+
+def _scatter(runs: list[dict[str, Any]], systems: list[str], x0: float, width: float) -> list[str]:
+    out = [_text(x0, 30, "solved (pass@2) against tokens spent", 14)]
+    points = [(name, j, s) for j, r in enumerate(runs) for name, s in r["summary"].items()]
+    most_tokens = max((spent(s) for _, _, s in points), default=1) or 1
+    most_solved = max((s["pass@2"] for _, _, s in points), default=1) or 1
+    base = PLOT_TOP + PLOT_H
+    out.append(f'<line x1="{x0}" y1="{base}" x2="{x0 + width}" y2="{base}" stroke="#333"/>')
+    out.append(f'<line x1="{x0}" y1="{PLOT_TOP}" x2="{x0}" y2="{base}" stroke="#333"/>')
+    out.append(_text(x0 + width, base + 30, f"tokens spent (max {most_tokens:,})", 11, "end"))
+    out.append(_text(x0 - 8, PLOT_TOP + PLOT_H / 2, f"solved (max {most_solved})", 11, "middle", -90))
+    for name, j, s in points:
+        x = x0 + width * spent(s) / most_tokens
+        y = base - PLOT_H * s["pass@2"] / most_solved
+        colour = COLOURS[systems.index(name) % len(COLOURS)] if name in systems else "#999"
+        marker = "circle" if j % 2 == 0 else "rect"
+        shape = (f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{colour}">' if marker == "circle"
+                 else f'<rect x="{x - 5:.1f}" y="{y - 5:.1f}" width="10" height="10" fill="{colour}">')  # fmt: skip
+        tag = "circle" if marker == "circle" else "rect"
+        out.append(f"{shape}<title>{escape(name)}, {escape(runs[j]['model'])}: {s['pass@2']} solved, "
+                   f"{spent(s):,} tokens</title></{tag}>")  # fmt: skip
+        right = x > x0 + width * 0.75  # a label near the edge goes on the point's left
+        out.append(_text(x - 7 if right else x + 7, y + 4, name, 10, "end" if right else "start"))
+    shapes = ", ".join(f"{'circle' if j % 2 == 0 else 'square'}: {r['model']}" for j, r in enumerate(runs))
+    out.append(_text(x0, H - 16, shapes, 11))
+    return out
+
+
+def svg(runs: list[dict[str, Any]]) -> str:
+    """The chart of one or more results (each one model's run)."""
+    systems = list(dict.fromkeys(name for r in runs for name in r["summary"]))
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}">',
+             f'<rect width="{W}" height="{H}" fill="white"/>']  # fmt: skip
+    parts += _bars(runs, systems, 60, 420)
+    parts += _scatter(runs, systems, 570, 370)
+    parts.append("</svg>")
+    return "\n".join(parts) + "\n"
+
+
+def write_chart(runs: list[dict[str, Any]], path: Path) -> Path:
+    path.write_text(svg(runs))
+    return path

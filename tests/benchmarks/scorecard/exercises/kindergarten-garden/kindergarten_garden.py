@@ -1,0 +1,3 @@
+class Garden:
+    def __init__(self, diagram, students):
+        pass

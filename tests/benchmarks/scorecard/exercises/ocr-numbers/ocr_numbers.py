@@ -1,0 +1,3 @@
+def convert(input_grid):
+    pass
+

@@ -1,0 +1,2 @@
+def best_hands(hands):
+    pass

@@ -1,0 +1,2 @@
+def primes(limit):
+    pass
