@@ -32,9 +32,14 @@ class Report:
     notes: list[str] = field(default_factory=list)
     rules: dict[str, Any] = field(default_factory=dict)
     """The rules files the model would get now (files, tokens, budget, what is cut), for the chosen window."""
+    requests: dict[str, Any] = field(default_factory=dict)
+    """What requests to the LLM server carry (llm/wire.py): header names (never values), the session header, the CA
+    in use, priority."""
 
 
 def _row(info: ModelInfo) -> dict[str, Any]:
+    from .llm.router import state_of
+
     tools = {True: "native", False: "prompt-based", None: "unknown"}[info.supports_tools]
     return {
         "name": info.name,
@@ -42,6 +47,8 @@ def _row(info: ModelInfo) -> dict[str, Any]:
         "thinking": info.supports_thinking,
         "embeddings": info.supports_embeddings,
         "context_length": info.context_length,
+        # llama.cpp's router: loaded, loading, unloaded (other servers have no such state)
+        **({"state": state} if (state := state_of(info)) is not None else {}),
     }
 
 
@@ -71,7 +78,14 @@ async def collect(settings: Settings, workspace: Path) -> Report:
         report.problems.append(f"{exc}. {fix}.")
         return report
     report.provider, report.base_url, report.model = name, url, model
-    provider = build(name, url, settings.llm)
+    try:
+        provider = build(name, url, settings.llm)
+    except LLMError as exc:  # llm.ca_file that is not a CA bundle
+        report.problems.append(str(exc))
+        return report
+    wire = getattr(provider, "wire", None)
+    if wire is not None:
+        report.requests = wire.describe()
     try:
         listed = await provider.list_models()
         names = [m.name for m in listed]
@@ -314,6 +328,15 @@ def _add_rules(report: Report, settings: Settings, workspace: Path) -> None:
     report.notes.append(text)
 
 
+def _requests_line(requests: dict[str, Any]) -> str:
+    headers = ", ".join(requests.get("headers") or []) or "none"
+    return (
+        f"LLM requests: extra headers {headers}{' (values hidden)' if requests.get('headers') else ''}; "
+        f"session header {requests.get('sessionHeader') or 'off'}; priority {requests.get('priority')}; "
+        f"trusted CAs: {requests.get('ca')}"
+    )
+
+
 def render(report: Report, console: Console) -> None:
     console.print(f"agent-server {report.version}")
     if report.base_url:
@@ -321,8 +344,11 @@ def render(report: Report, console: Console) -> None:
             f"LLM server: {escape(str(report.provider))} at {escape(report.base_url)}; "
             f"model: [bold]{escape(str(report.model))}[/]"
         )
+    if report.requests:
+        console.print(escape(_requests_line(report.requests)))
     if report.models:
-        table = Table("model", "tools", "thinking", "embeddings", "context")
+        states = any(m.get("state") for m in report.models)  # llama.cpp's router: each model's load state
+        table = Table("model", "tools", "thinking", "embeddings", "context", *(["state"] if states else []))
         for m in report.models:
             mark = "→ " if m["name"] == report.model else "  "
 
@@ -335,6 +361,7 @@ def render(report: Report, console: Console) -> None:
                 yn(m["thinking"]),
                 yn(m["embeddings"]),
                 str(m["context_length"] or "?"),
+                *([str(m.get("state") or "?")] if states else []),
             )
         console.print(table)
     for server in report.mcp_servers:

@@ -35,6 +35,12 @@ async def set_mode(service: AgentService, session: Session, mode_id: str) -> Non
 
 async def model_names(service: AgentService) -> tuple[str | None, list[str]]:
     """(current, listed); the configured model alone when the server cannot be asked."""
+    current, choices = await model_choices(service)
+    return current, list(choices)
+
+
+async def model_choices(service: AgentService) -> tuple[str | None, dict[str, str | None]]:
+    """(current, listed name -> load state): the state is llama.cpp's router's (`loaded`, `unloaded`...), else None."""
     try:
         listed = await asyncio.wait_for(service.list_models(), MODEL_LIST_TIMEOUT_S)
     except asyncio.CancelledError:
@@ -42,12 +48,18 @@ async def model_names(service: AgentService) -> tuple[str | None, list[str]]:
     except Exception as exc:  # the LLM server may be down: sessions still open
         log.info("model list unavailable: %s", exc)
         current = service.settings.llm.model
-        return current, [current] if current else []
-    names = [str(m["name"]) for m in listed["models"]]
+        return current, {current: None} if current else {}
+    choices: dict[str, str | None] = {str(m["name"]): m.get("state") for m in listed["models"]}
     current = listed["current"]
-    if current and current not in names:
-        names.insert(0, current)
-    return current, names
+    if current and current not in choices:
+        choices = {current: None, **choices}
+    return current, choices
+
+
+def _state_note(state: str | None) -> str | None:
+    if state is None or state == "loaded":
+        return state
+    return f"{state}: the server loads it when it is picked"
 
 
 # The thought level ACP offers -> llm.think ("auto" leaves it to the model server).
@@ -114,7 +126,7 @@ async def config_options(service: AgentService, session: Session, booleans: bool
             ],
         )
     ]
-    current, names = await model_names(service)
+    current, choices = await model_choices(service)
     if current:
         options.append(
             acp.SessionConfigOption(
@@ -123,7 +135,10 @@ async def config_options(service: AgentService, session: Session, booleans: bool
                 category="model",
                 description="Used by the next prompt, in every session of this agent",
                 current_value=current,
-                options=[acp.SessionConfigSelectOption(value=n, name=n) for n in names],
+                options=[
+                    acp.SessionConfigSelectOption(value=n, name=n, description=_state_note(state))
+                    for n, state in choices.items()
+                ],
             )
         )
     thinking = "Let the model reason before it answers (models that can), in every session of this agent"

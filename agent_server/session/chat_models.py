@@ -1,5 +1,6 @@
-"""The models a chat can pick, described (context length from Ollama's /api/show), and the message for a model the
-LLM server does not have: the same facts `agent-server doctor` gives, in the chat where the user hits the problem."""
+"""The models a chat can pick, described (context length from Ollama's /api/show, llama.cpp's /props, each model's
+own behind llama.cpp's router, with its load state), and the message for a model the LLM server does not have: the
+same facts `agent-server doctor` gives, in the chat where the user hits the problem."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from ..errors import LLMError, LLMHTTPError
 from ..llm.base import ModelInfo, Provider
 from ..llm.model_names import find_listed
+from ..llm.router import state_of
 
 _DESCRIBED = 20  # /api/show calls per listing: enough for a picker, bounded for servers with hundreds of models
 
@@ -51,6 +53,8 @@ def as_wire(current: str, models: list[ModelInfo]) -> dict[str, Any]:
                 "tools": m.supports_tools,
                 "thinking": m.supports_thinking,
                 "vision": m.supports_vision,  # the pickers mark the models that see pictures
+                # llama.cpp's router: `loaded`, `loading`, `unloaded` (picking one that is not loaded loads it)
+                **({"state": state} if (state := state_of(m)) is not None else {}),
             }
             for m in models
         ],

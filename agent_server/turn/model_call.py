@@ -33,7 +33,9 @@ class ModelReply:
 
 
 def status_line(notice: Notice) -> acp.AgentThoughtChunk:
-    return acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {notice.text}]\n"))
+    # Not worded as agent-server's notes to the model ("[agent-server: ..."), which ACP clients do not show: the user
+    # is the one waiting.
+    return acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[waiting: {notice.text}]\n"))
 
 
 async def call_model(
