@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from . import acp
-from .turn.client import ClientFeatures, FileChange
+from .client_contract import ClientFeatures, FileChange
 
 SCHEMA = "agent-server.headless/1"
 OutputFormat = Literal["text", "json", "stream-json"]

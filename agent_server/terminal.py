@@ -13,7 +13,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn
 from rich.text import Text
 
 from . import acp
-from .turn.client import ClientFeatures, FileChange
+from .client_contract import ClientFeatures, FileChange
 
 Approve = Literal["ask", "all", "none"]
 _CHOICES = {"y": "allow_once", "s": "allow_session", "a": "allow_always", "n": "reject_once", "r": "reject_always"}

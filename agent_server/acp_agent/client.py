@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
+from ..client_contract import ClientFeatures, CommandRun, FileChange
 from ..tools.permissions import SESSION_OPTION
 from ..tools.shell_exec import CLIENT_SHELL_ENV, shell_argv
-from ..turn.client import ClientFeatures, CommandRun, FileChange
 from . import elicit
 from .rpc import Connection
 from .shaping import UpdateShaper

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
+from ..client_contract import AgentClient, ClientFeatures, FileChange, ProgressReporter
 from ..context import answer_reserve, choose_num_ctx, estimate_messages
 from ..llm.base import ChatRequest, GenerationOptions
 from ..llm.tagged import Tagged
 from ..messages import Message, TextDelta, ToolCall
-from ..turn.client import AgentClient, ClientFeatures, FileChange, ProgressReporter
 from ..turn.live_session import Session
 from ..turn.loop import run_turn
 from ..turn.model_call import ModelReply, call_model

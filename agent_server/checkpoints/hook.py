@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ..client_contract import AgentClient
 from ..errors import InvalidParamsError, StateError
 from ..store import Store
 from ..tools.base import Tool
-from ..turn.client import AgentClient
 from ..turn.live_session import Session
 from . import CheckpointService, RestoreResult
 

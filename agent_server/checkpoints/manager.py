@@ -18,10 +18,10 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..client_contract import AgentClient, FileChange, TextEdit
 from ..config import CheckpointsConfig
 from ..errors import AgentServerError, StateError
 from ..store import Store
-from ..turn.client import AgentClient, FileChange, TextEdit
 from .git_snapshots import SUBMODULE_MODE, GitError, GitSnapshots, find_repository, private_git_dir
 from .records import CheckpointRecord, CheckpointTable, Origin
 from .restore_files import UnsafePathError, is_plain_path, put_file, remove_file

@@ -14,12 +14,12 @@ import binascii
 from collections.abc import Awaitable, Callable
 
 from .. import acp
+from ..client_contract import AgentClient
 from ..config import LLMConfig
 from ..context.images import can_see
 from ..errors import AgentServerError, InvalidParamsError
 from ..llm.base import ModelInfo, Provider
 from ..messages import Image
-from ..turn.client import AgentClient
 
 
 def sniff(raw: bytes) -> str | None:

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
+from ..client_contract import AgentClient
 from ..errors import SandboxError
 from ..index.chunker import Chunk, chunk_text
 from ..messages import Message
 from ..tools.sandbox import read_regular
-from ..turn.client import AgentClient
 
 log = logging.getLogger(__name__)
 

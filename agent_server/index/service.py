@@ -8,9 +8,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..client_contract import AgentClient
 from ..config import IndexConfig
 from ..tools.base import Services
-from ..turn.client import AgentClient
 
 if TYPE_CHECKING:  # the index (numpy, SQLite) loads with the service, not with this module
     from .embeddings import Embedder

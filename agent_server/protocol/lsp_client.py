@@ -13,7 +13,7 @@ from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
 
 from .. import acp
-from ..turn.client import ClientFeatures, FileChange, ProgressReporter
+from ..client_contract import ClientFeatures, FileChange, ProgressReporter
 from .positions import split_lines, to_client
 
 log = logging.getLogger(__name__)

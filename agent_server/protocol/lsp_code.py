@@ -23,8 +23,8 @@ from urllib.parse import unquote, urlparse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pygls.lsp.server import LanguageServer
 
+from ..client_contract import CodeLocation, CodeRequest, CodeSymbol, FileChange, TextEdit, TextOf
 from ..errors import ToolError
-from ..turn.client import CodeLocation, CodeRequest, CodeSymbol, FileChange, TextEdit, TextOf
 from .positions import ENCODINGS, from_client, split_lines, to_client
 
 log = logging.getLogger(__name__)

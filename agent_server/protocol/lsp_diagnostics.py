@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 from pygls.lsp.server import LanguageServer
 
-from ..turn.client import Diagnostic, DiagnosticsSnapshot
+from ..client_contract import Diagnostic, DiagnosticsSnapshot
 
 log = logging.getLogger(__name__)
 METHOD = "agent/_diagnostics"

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Protocol
 
 from ..agents import modes
+from ..client_contract import AgentClient
 from ..context_sources import files_prompt
 from ..errors import AgentServerError, StoreError
 from ..llm.base import ModelInfo, Provider
-from ..turn.client import AgentClient
 from ..turn.edit_format import choose, model_key
 from ..turn.live_session import Session
 

@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
+from ..client_contract import AgentClient
 from ..config import Settings
 from ..llm.base import ModelInfo, Provider
 from ..store import Store
 from ..tools.base import Services
-from ..turn.client import AgentClient
 
 if TYPE_CHECKING:
     from ..llm.slot_cache import SlotCache

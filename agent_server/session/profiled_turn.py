@@ -11,6 +11,7 @@ from ..agents.orchestrator import orchestrate, run_subturn
 from ..agents.subagents import RUN_AGENT, run_agent_tool
 from ..checkpoints import CheckpointService
 from ..checkpoints.hook import checkpoint_hook
+from ..client_contract import AgentClient
 from ..config import Settings
 from ..context_sources import shown_files
 from ..context_sources.rules_prompt import RulesCache
@@ -28,7 +29,6 @@ from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
 from ..tools.write_guard import begin_turn
 from ..turn.checks import edit_watcher
-from ..turn.client import AgentClient
 from ..turn.context_step import ContextStep
 from ..turn.edit_blocks import edit_calls
 from ..turn.guards.text_call_cap import capped

@@ -14,6 +14,7 @@ from .. import acp
 from ..agents import Profile, modes
 from ..checkpoints import CheckpointService, RestoreResult, from_settings
 from ..checkpoints import hook as checkpointing
+from ..client_contract import AgentClient
 from ..config import Settings
 from ..context import estimate_message
 from ..context_sources import auto_context, images, mcp_mentions
@@ -35,7 +36,6 @@ from ..tools.base import Services
 from ..tools.builtin import builtin_tools
 from ..tools.permissions import PermissionPolicy
 from ..tools.registry import ToolRegistry
-from ..turn.client import AgentClient
 from ..turn.live_session import Session
 from ..turn.relay import UpdateRelay
 from .edit_format import with_edit_format

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 from .. import acp
 
 if TYPE_CHECKING:
+    from ..client_contract import AgentClient
     from ..llm.capabilities import CapabilityCache
-    from ..turn.client import AgentClient
     from .code_index import CodeIndex
 
 Policy = Literal["allow", "ask", "deny"]

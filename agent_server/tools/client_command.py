@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..turn.client import ClientTerminal
+from ..client_contract import ClientTerminal
 from .base import ToolContext, ToolResult
 
 # The variables a local run sets too: nothing may wait for a pager or a password prompt.

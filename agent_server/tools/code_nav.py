@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .. import acp
+from ..client_contract import ClientCode, ClientFeatures, CodeLocation
 from ..errors import SandboxError, ToolError
-from ..turn.client import ClientCode, ClientFeatures, CodeLocation
 from .base import Services, Tool, ToolContext, ToolResult
 from .code_index import SymbolIndex
 from .code_nav_index import index_definitions, index_references

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..client_contract import AgentClient, CodeLocation, CodeSymbol
 from ..errors import SandboxError, ToolError
-from ..turn.client import AgentClient, CodeLocation, CodeSymbol
 from .base import Policy, Tool, ToolContext
 from .code_position import excerpt, locate, shown_line
 from .editing import current_text_via_client

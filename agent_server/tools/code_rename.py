@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
+from ..client_contract import ClientCode, FileChange, TextEdit
 from ..errors import SandboxError, ToolError
-from ..turn.client import ClientCode, FileChange, TextEdit
 from .base import Tool, ToolContext, ToolResult
 from .client_files import write_through_client
 from .code_nav_text import Judge, query_spot

@@ -15,8 +15,8 @@ import shlex
 from collections import Counter
 from pathlib import Path
 
+from ..client_contract import Diagnostic, DiagnosticsSnapshot
 from ..config import ToolsConfig
-from ..turn.client import Diagnostic, DiagnosticsSnapshot
 from .base import ToolContext
 
 log = logging.getLogger(__name__)

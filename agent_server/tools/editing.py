@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import acp
+from ..client_contract import FileChange, TextEdit
 from ..errors import SandboxError, ToolError
-from ..turn.client import FileChange, TextEdit
 from .base import ToolContext, ToolResult
 from .client_files import buffer_text, write_through_client
 from .edit_matching import find_match

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from .. import acp
-from .client import AgentClient
+from ..client_contract import AgentClient
 
 Kind = Literal["text", "thinking"]
 SendNow = Callable[[str, acp.SessionUpdate], None]

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import acp
+from ..client_contract import AgentClient
 from ..config import Settings
 from ..llm.base import ChatRequest, ModelInfo, Provider, ToolSpec
 from ..messages import Message, ToolCall, Usage
 from ..tools.base import Services, Tool, ToolResult
-from .client import AgentClient
 from .guards.repeated_calls import CallRepeats
 from .guards.repeated_looks import RepeatedLooks
 from .live_session import Session

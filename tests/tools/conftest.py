@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent_server import acp
+from agent_server.client_contract import ClientFeatures, FileChange, ProgressReporter, TextEdit
 from agent_server.tools.base import ToolContext
-from agent_server.turn.client import ClientFeatures, FileChange, ProgressReporter, TextEdit
 
 
 def _offset(text: str, line: int, character: int) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent_server.client_contract import Diagnostic
 from agent_server.config import ToolsConfig
 from agent_server.tools.diagnostics import (
     introduced,
@@ -11,7 +12,6 @@ from agent_server.tools.diagnostics import (
     lint_command,
     render_diagnostics,
 )
-from agent_server.turn.client import Diagnostic
 
 
 def d(line: int, message: str, severity: int = 1, code: str | None = "E1") -> Diagnostic:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent_server import acp
+from agent_server.client_contract import ClientFeatures
 from agent_server.tools.base import ToolContext
-from agent_server.turn.client import ClientFeatures
 from tests.tools.builtin_registry import default_registry
 
 from .conftest import RecordingClient

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_server import acp
+from agent_server.client_contract import ClientFeatures, FileChange
 from agent_server.config_layers import load_layers
 from agent_server.llm.scripted import ScriptedProvider
 from agent_server.session.service import AgentService
-from agent_server.turn.client import ClientFeatures, FileChange
 
 
 class RecordingClient:

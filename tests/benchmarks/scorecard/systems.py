@@ -23,10 +23,10 @@ from typing import Any, Protocol
 import httpx
 
 from agent_server import acp
+from agent_server.client_contract import ClientFeatures, FileChange
 from agent_server.config_layers import load_layers
 from agent_server.messages import Message
 from agent_server.session.service import AgentService
-from agent_server.turn.client import ClientFeatures, FileChange
 from agent_server.turn.edit_format import EditFormat, choose
 
 from .tasks import Task
