@@ -97,7 +97,7 @@ async def _index(ctx: CommandContext, arg: str) -> None:
 
 
 async def _compact(ctx: CommandContext, arg: str) -> None:
-    from ..turn.compact_now import compact_session
+    from ..session.compact_now import compact_session
 
     await ctx.say("Compacting the conversation…\n")
     await ctx.say(await compact_session(ctx.service, ctx.session))

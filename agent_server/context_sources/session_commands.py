@@ -30,7 +30,7 @@ async def session_commands(
         found.setdefault(skill.name, skill)
     found[REMEMBER.name] = REMEMBER  # answered by the server itself (memory_command.py)
     if mcp is not None:
-        from ..tools.mcp.prompts import list_prompt_commands
+        from .mcp_prompts import list_prompt_commands
 
         for command in await list_prompt_commands(mcp):
             found.setdefault(command.name, command)
@@ -59,7 +59,7 @@ async def invoke(
     if command is None or command is REMEMBER:
         return blocks, None  # an unknown `/word` is ordinary text; `/remember` is the service's (memory_command.py)
     if command.mcp is not None:
-        from ..tools.mcp.prompts import get_prompt_text
+        from .mcp_prompts import get_prompt_text
 
         try:
             text = await get_prompt_text(mcp, command, arguments)

@@ -100,7 +100,7 @@ def run_search(args: argparse.Namespace) -> int:
     if not query.strip():
         print("agent-server search: empty query", file=sys.stderr)
         return 2
-    from .query import QueryTooLongError, shorten_query
+    from ..tools.search_query import QueryTooLongError, shorten_query
 
     try:
         query, note = shorten_query(query)

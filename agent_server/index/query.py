@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..errors import ToolError
+from ..tools.search_query import VERSION_LINE, WORD
 from .tokenize import STOP_WORDS, split_identifier
 
 _EXT = (
@@ -22,61 +22,11 @@ _JS_FRAME = re.compile(
 )
 _LOC = re.compile(r"(?<![\w.\-])((?:[\w.\-]{1,255}/){0,40}[\w.\-]{1,255}\." + _EXT + r")(?::(\d{1,9}))?(?::\d+)?\b")
 _DOTTED = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\b")
-WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an identifier-like word (search.salience counts them too)
 _BACKTICK = re.compile(r"`([^`\n]{1,80})`")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
-# `pip list` / `conda list` / version dumps: a name then a version; pure noise for locating code.
-_VERSION_LINE = re.compile(r"^[ \t]*[\w.\-\[\]]+[ \t]+v?\d+(?:\.\w+)+\S*(?:[ \t]+\S+)?[ \t]*$", re.M)
 _TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "fixture", "fixtures"})
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "readme", "changelog", "tutorial", "guide", "rst", "markdown"})
 _DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc")
-# A query past this is shortened to its distinctive part (shorten_query), and the caller says so.
-MAX_QUERY_CHARS = 20_000
-# Only a query past this is refused: more than any bug report, log or trace a user pastes.
-MAX_RAW_QUERY_CHARS = 2_000_000
-_LINE_CHARS = 1_000  # a longer single line (a minified blob, a data dump) keeps its start
-_DISTINCTIVE = re.compile(
-    r"Traceback|Error|Exception|error:|failed|FAIL|panic|assert|File \"|\.\w{1,5}:\d+|\bat [\w.$]+\(|`|::|\w\(",
-)
-
-
-def shorten_query(text: str, limit: int = MAX_QUERY_CHARS) -> tuple[str, str | None]:
-    """`text` cut to at most `limit` characters, keeping what locates code, and a note saying what was dropped
-    (None when nothing was). Blank, repeated and version-dump lines go first; then lines with an error, a stack
-    frame, a call or a code name are kept over prose, in their original order."""
-    if len(text) > MAX_RAW_QUERY_CHARS:
-        raise QueryTooLongError(len(text))
-    if len(text) <= limit:
-        return text, None
-    seen: set[str] = set()
-    lines: list[tuple[int, int, str]] = []  # (priority, position, line)
-    for position, raw in enumerate(text.splitlines()):
-        line = " ".join(raw.split())[:_LINE_CHARS]
-        if not line or line in seen or _VERSION_LINE.match(line) or not WORD.search(line):
-            continue
-        seen.add(line)
-        lines.append((0 if _DISTINCTIVE.search(line) else 1, position, line))
-    kept: list[tuple[int, str]] = []
-    room = limit
-    for _priority, position, line in sorted(lines):
-        if len(line) + 1 <= room:
-            kept.append((position, line))
-            room -= len(line) + 1
-    short = "\n".join(line for _, line in sorted(kept))[:limit]
-    note = (
-        f"the query has {len(text)} characters, more than the {limit} searched: searched with {len(short)} kept "
-        "(error lines, stack frames and code names first; blank, repeated and version lines dropped)"
-    )
-    return short, note
-
-
-class QueryTooLongError(ToolError):
-    def __init__(self, length: int) -> None:
-        self.length = length
-        super().__init__(
-            f"the search query has {length} characters; the limit is {MAX_RAW_QUERY_CHARS}: "
-            "search for the distinctive part (an error message, a name, a path) instead"
-        )
 
 
 @dataclass(frozen=True)
@@ -133,7 +83,7 @@ def _is_code_identifier(word: str) -> bool:
 def parse_query(text: str) -> ParsedQuery:
     """Split a query into frames, paths, identifiers and plain words."""
     q = ParsedQuery(text=text)
-    text = _VERSION_LINE.sub("", text)
+    text = VERSION_LINE.sub("", text)
     first = next((line for line in text.splitlines() if line.strip()), "")
     q.title = [w.lower() for w in WORD.findall(first) if len(w) > 2 and w.lower() not in STOP_WORDS]
     for m in _PY_FRAME.finditer(text):

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..tools.search_query import shorten_query
 from .db import IndexDB
 from .entities import analyze_request
 from .graph import SymbolGraph
-from .query import ParsedQuery, shorten_query
+from .query import ParsedQuery
 from .search import FileHit, Hit, rank, rank_files
 from .search_context import SearchContext, build_suffix_map
 from .weights import Weights

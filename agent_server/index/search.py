@@ -11,11 +11,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..tools.search_query import WORD
 from .db import CHUNK_BM25, FILE_BM25, IndexDB
 from .entities import extract_entities
 from .fusion import fuse_files, nearest_chunks
 from .path_policy import match_path, path_policy
-from .query import WORD, ParsedQuery
+from .query import ParsedQuery
 from .search_context import SearchContext
 from .tokenize import split_identifier
 from .weights import Weights

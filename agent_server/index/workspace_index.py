@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from ..errors import SandboxError
 from ..tools.sandbox import read_regular
+from ..tools.search_query import shorten_query
 from . import symbols
 from .db import CatalogEntry, IndexDB, default_db_path
 from .embeddings import Embedder, embed_pending, embed_query, load_vectors
@@ -23,7 +24,6 @@ from .entities import analyze_request
 from .graph import SymbolGraph
 from .pool import discard_pool, shared_pool, usable_cpus, warm_pool
 from .prepare import PreparedFile, prepare_batch, prepare_data
-from .query import shorten_query
 from .scanner import ScannedFile, Scanner
 from .search import FileHit, Hit, rank, rank_files
 from .search_context import SearchContext, build_suffix_map

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from ..index.query import MAX_RAW_QUERY_CHARS
 from ..llm.model_names import find_listed
+from ..tools.search_query import MAX_RAW_QUERY_CHARS
 from .errors import INVALID_PARAMS, RpcError
 
 if TYPE_CHECKING:

@@ -6,10 +6,10 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from .. import acp
-from ..index.query import shorten_query
 from .base import ToolContext, ToolResult
 from .code_index import CodeIndex, SearchHit
 from .sandbox import relative
+from .search_query import shorten_query
 
 NOT_BUILT = (
     "The code index is not built yet: run `agent-server index` or the 'Index workspace' command. "

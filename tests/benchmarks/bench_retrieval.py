@@ -25,11 +25,11 @@ from typing import Any
 
 from agent_server.index.entities import analyze_request
 from agent_server.index.path_policy import is_test_path
-from agent_server.index.query import MAX_QUERY_CHARS
 from agent_server.index.search import rank, rank_files
 from agent_server.index.tokenize import STOP_WORDS, split_identifier
 from agent_server.index.weights import Weights
 from agent_server.index.workspace_index import WorkspaceIndex
+from agent_server.tools.search_query import MAX_QUERY_CHARS
 
 ROOT = Path(__file__).resolve().parents[2]
 # The task file ships in the project's shared folder beside the checkout; elsewhere pass --tasks or AGENT_BENCH_TASKS.

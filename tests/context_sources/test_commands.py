@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent_server.context_sources.commands import expand, split_invocation
-from agent_server.tools.mcp.prompts import prompt_arguments
+from agent_server.context_sources.mcp_prompts import prompt_arguments
 
 
 def test_placeholders() -> None:

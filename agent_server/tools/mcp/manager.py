@@ -80,7 +80,7 @@ class McpManager:
         return out
 
     def connections(self) -> dict[str, ServerConnection]:
-        """The servers by name (for prompts and resources: tools/mcp/prompts.py)."""
+        """The servers by name (prompts: context_sources/mcp_prompts.py; resources: resources.py)."""
         return dict(self._connections)
 
     def status(self) -> list[ServerStatus]:

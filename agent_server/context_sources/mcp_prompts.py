@@ -13,8 +13,8 @@ from typing import Any
 
 import mcp_types as mt
 
-from ...context_sources.commands import CustomCommand, words
-from .manager import McpManager
+from ..tools.mcp.manager import McpManager
+from .commands import CustomCommand, words
 
 log = logging.getLogger(__name__)
 PREFIX = "mcp."

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING
 from ..context import compact, estimate_messages
 from ..errors import StateError
 from ..messages import Message
-from .context_step import ContextStep, summarize_with
-from .prompts import system_prompt
+from ..turn.context_step import ContextStep, summarize_with
+from ..turn.prompts import system_prompt
 
 if TYPE_CHECKING:
-    from ..session.service import AgentService
-    from .live_session import Session
+    from ..turn.live_session import Session
+    from .service import AgentService
 
 
 async def compact_session(service: AgentService, session: Session) -> str:
