@@ -1,7 +1,9 @@
-"""The plan of the house, held against the code: no import circles, no oversized modules, pygls only in protocol/.
+"""The plan of the house, held against the code: no import circles, layers that point down, no oversized modules,
+pygls only in protocol/.
 
 Imports are read with `ast` from every module of the package, type-only imports (under TYPE_CHECKING) and imports
-inside functions included: a circle hidden behind a lazy import is still a circle a reader has to untangle.
+inside functions included: a circle hidden behind a lazy import is still a circle a reader has to untangle, and an
+arrow back up behind one is still a floor that needs the one above it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,27 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "agent_server"
 MAX_LINES = 500
 FACE_ONLY = ("pygls", "lsprotocol")  # the editor protocol's vocabulary
+
+# The floors, ground first (docs/architecture.md, "The layers"), each by the top-level names of agent_server/ it
+# holds. A module imports only from its own floor or the floors below; a new top-level module or package is placed
+# here. Within a floor, the circle check keeps the order.
+FLOORS: tuple[tuple[str, frozenset[str]], ...] = tuple(
+    (name, frozenset(rooms.split()))
+    for name, rooms in (
+        ("ground", "agent_server acp messages errors logging_setup wire_trace stdio text_lines client_contract config"),
+        ("models", "llm"),
+        ("context", "context"),
+        ("tools", "tools"),
+        ("store and hooks", "store hooks"),
+        ("the turn", "turn"),
+        ("beside the turn", "index checkpoints trust"),
+        ("rooms of the turn", "context_sources completion agents config_layers"),
+        ("service and the small faces", "session doctor memory_cli permissions_cli headless terminal"),
+        ("the editor face", "protocol"),
+        ("the ACP face", "acp_agent"),
+        ("the entry", "cli launch __main__"),
+    )
+)
 
 
 def module_name(path: Path) -> str:
@@ -83,6 +106,25 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def floor_of(module: str) -> int | None:
+    """The floor number of `module` (0 = ground); None when no floor holds its top-level name."""
+    parts = module.split(".")
+    room = parts[1] if len(parts) > 1 else parts[0]
+    return next((i for i, (_name, rooms) in enumerate(FLOORS) if room in rooms), None)
+
+
+def arrows_up(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a module on a higher floor, and every module on no floor, as readable lines."""
+    found = [f"{m} is on no floor: place it in FLOORS" for m in sorted(graph) if floor_of(m) is None]
+    for module in sorted(graph):
+        low = floor_of(module)
+        for target in sorted(graph[module]):
+            high = floor_of(target)
+            if low is not None and high is not None and high > low:
+                found.append(f"{module} ({FLOORS[low][0]}) imports {target} ({FLOORS[high][0]})")
+    return found
+
+
 def test_no_import_circles_between_modules() -> None:
     known = modules()
     graph = {name: imports_of(path, known) for name, path in known.items()}
@@ -92,6 +134,25 @@ def test_no_import_circles_between_modules() -> None:
 def test_the_circle_check_sees_a_circle(tmp_path: Path) -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_runs_back_up_a_floor() -> None:
+    known = modules()
+    graph = {name: imports_of(path, known) for name, path in known.items()}
+    assert arrows_up(graph) == [], "move the shared shape down a floor, or take it as a parameter or a Protocol"
+
+
+def test_the_layer_check_sees_an_arrow_back_up() -> None:
+    planted = {
+        "agent_server.tools.base": {"agent_server.turn.loop", "agent_server.messages"},  # up, then down
+        "agent_server.turn.loop": {"agent_server.tools.base", "agent_server.client_contract"},
+        "agent_server.context.shrink": {"agent_server.context.tokens"},  # its own floor
+        "agent_server.basement": set(),
+    }
+    assert arrows_up(planted) == [
+        "agent_server.basement is on no floor: place it in FLOORS",
+        "agent_server.tools.base (tools) imports agent_server.turn.loop (the turn)",
+    ]
 
 
 def test_no_module_over_the_size_limit() -> None:

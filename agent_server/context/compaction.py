@@ -28,7 +28,7 @@ from ..messages import Message, ToolCall
 from .budget import answer_reserve
 from .notes import SUMMARY, SessionNotes, summary_message
 from .pruning import cut
-from .shrink import Shrink, shrink_recent
+from .shrink import Outliner, Shrink, shrink_recent
 from .tokens import CHARS_PER_TOKEN, TokenCounter, estimate_message
 
 Summarizer = Callable[[str, int], Awaitable[str]]
@@ -207,6 +207,7 @@ async def compact(
     counter: TokenCounter | None = None,
     never_compress: Collection[str] = (),
     force: bool = False,
+    outliner: Outliner | None = None,
 ) -> CompactionResult:
     """Compact `messages` (system prompt first, if any) when the prompt passes `compact_at` of `window`.
 
@@ -309,7 +310,9 @@ async def compact(
             summary = [summary_message(notes)] if notes.render() else []
             return total([*head_part, *summary, *old, *recent])
 
-        tail, result.shrink = shrink_recent(tail, int(recent_goal), hard, prompt_size, notes.add, never_compress)
+        tail, result.shrink = shrink_recent(
+            tail, int(recent_goal), hard, prompt_size, notes.add, never_compress, outliner
+        )
         result.truncated_recent = result.shrink.results
         result.evicted += result.shrink.rounds
 

@@ -5,7 +5,8 @@ which in a small window is most of the prompt. Order of work, cheapest loss firs
 only until the goal is met:
 
 1. older tool results become a short form: a file read becomes its outline (symbols with line ranges, from the
-   index's chunker) or its first lines; any other result its head; each says how to get the rest back;
+   index's chunker, passed in as an `Outliner`) or its first lines; any other result its head; each says how to
+   get the rest back;
 2. older tool-call arguments longer than `ARG_CHARS` become a stub naming their size and hash (a 100 KB
    `write_file` content becomes "[content: 102400 characters, 2000 lines, sha256 1a2b…; already written]");
 3. the oldest rounds (an assistant message and its results) of earlier turns, then of the turn in progress, are
@@ -23,7 +24,7 @@ import hashlib
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from ..messages import Message, ToolCall
 from .tokens import CHARS_PER_TOKEN
@@ -34,6 +35,24 @@ ARG_CHARS = 300  # longer string arguments of older calls become stubs
 OUTLINE_ENTRIES = 12
 _READ_HEADER = re.compile(r"^(?P<rel>.+?) \(lines (?P<first>\d+)-(?P<last>\d+)(?: of (?P<total>\d+))?[^)]*\)$")
 _NUMBERED = re.compile(r"^\d+\t")
+
+
+class OutlineChunk(Protocol):
+    """One symbol's lines in a file (1-based, inclusive), as the index's chunker finds them."""
+
+    @property
+    def start_line(self) -> int: ...
+    @property
+    def end_line(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def symbol(self) -> str | None: ...
+
+
+Outliner = Callable[[str, str], Sequence[OutlineChunk]]
+"""A file's chunks from its path and text: the index's chunker (`index.chunker.outline_chunks`), passed in from the
+session floor because the index lives floors above this one; None: older reads keep their head instead."""
 
 
 @dataclass
@@ -54,12 +73,12 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", errors="replace")).hexdigest()[:12]
 
 
-def _file_outline(rel: str, first: int, body: list[str]) -> list[str]:
+def _file_outline(rel: str, first: int, body: list[str], outliner: Outliner | None) -> list[str]:
     """Symbols of the lines the model read, with their line numbers in the file; empty when none are found."""
-    from ..index.chunker import chunk_text  # the index's own chunker: the same outline the on-read flow keeps
-
+    if outliner is None:
+        return []
     try:
-        chunks = chunk_text(rel, "\n".join(body)).chunks
+        chunks = outliner(rel, "\n".join(body))
     except Exception:  # an unparsable file: fall back to its head
         return []
     out = []
@@ -72,7 +91,9 @@ def _file_outline(rel: str, first: int, body: list[str]) -> list[str]:
     return out
 
 
-def compress_result(message: Message, call: ToolCall | None, budget_chars: int = HEAD_CHARS) -> Message:
+def compress_result(
+    message: Message, call: ToolCall | None, budget_chars: int = HEAD_CHARS, outliner: Outliner | None = None
+) -> Message:
     """The short form of one tool result, saying what was dropped and how to get it back."""
     text = message.content
     name = message.tool_name or (call.name if call else "tool")
@@ -82,7 +103,7 @@ def compress_result(message: Message, call: ToolCall | None, budget_chars: int =
     if header is not None:
         rel, first, last = header["rel"], int(header["first"]), int(header["last"])
         body = [_NUMBERED.sub("", ln, count=1) for ln in lines[1:]]
-        outline = _file_outline(rel, first, body)
+        outline = _file_outline(rel, first, body, outliner)
         lead = (
             f"[agent-server: to fit the context window, this read of {rel} (lines {first}-{last}"
             f"{' of ' + header['total'] if header['total'] else ''}) was replaced by "
@@ -168,6 +189,7 @@ def shrink_recent(
     prompt_size: Callable[[list[Message]], int],
     evict: Callable[[list[Message]], None],
     never_compress: Collection[str] = (),
+    outliner: Outliner | None = None,
 ) -> tuple[list[Message], Shrink]:
     """Shrink `recent` until `prompt_size(recent)` (the whole prompt around it) is under `goal`, never losing the
     request of the turn in progress; the latest round is only touched to get under `hard`.
@@ -192,7 +214,7 @@ def shrink_recent(
             break
         m = msgs[i]
         if m.role == "tool" and not m.meta.get(SHRUNK) and (m.tool_name or "") not in never_compress:
-            new = compress_result(m, calls.get(m.tool_call_id or ""))
+            new = compress_result(m, calls.get(m.tool_call_id or ""), outliner=outliner)
             if new is not m:
                 msgs[i] = new
                 stats.results += 1

@@ -167,3 +167,8 @@ def chunk_text(path: str, text: str, count_refs: bool = True) -> ChunkedFile:
     chunks = _fill_gaps(lines, chunks)
     refs = Counter(name for name in identifiers(text) if len(name) >= 3) if count_refs else Counter()
     return ChunkedFile(chunks, refs, language)
+
+
+def outline_chunks(path: str, text: str) -> list[Chunk]:
+    """A file's chunks, for the outline an older read shrinks to (context/shrink.py's `Outliner`)."""
+    return chunk_text(path, text).chunks

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..context import compact, estimate_messages
 from ..errors import StateError
+from ..index.chunker import outline_chunks
 from ..messages import Message
 from ..turn.context_step import ContextStep, summarize_with
 from ..turn.prompts import system_prompt
@@ -34,7 +35,7 @@ async def compact_session(service: AgentService, session: Session) -> str:
     async def persist(history: list[Message]) -> None:
         await service._persist_history(session, history)
 
-    step = ContextStep(settings, system, info, provider.name, persist)
+    step = ContextStep(settings, system, info, provider.name, persist, outline_chunks)
 
     async def summarize(text: str, target_tokens: int) -> str:
         return await summarize_with(provider, model, text, target_tokens, settings.context.compaction_timeout_s)
@@ -42,7 +43,9 @@ async def compact_session(service: AgentService, session: Session) -> str:
     messages = [Message(role="system", content=system), *session.history]
     now = step.counter.scale(estimate_messages(messages))
     window = min(step.window, max(1, int(now / 2 / settings.context.compact_to)))  # compact_to of it = half of now
-    result = await compact(messages, window, settings.context, summarize, counter=step.counter, force=True)
+    result = await compact(
+        messages, window, settings.context, summarize, counter=step.counter, force=True, outliner=outline_chunks
+    )
     if not result.compacted:
         return f"Nothing to compact: the conversation ({result.tokens_before} tokens) is already as short as it gets."
     session.history = list(result.messages[1:])

@@ -19,6 +19,7 @@ from ..context_sources.session_recall import recall_for_turn
 from ..context_sources.session_rules import meter_meta, rules_for_turn
 from ..hooks import Hooks
 from ..hooks.runner import chain
+from ..index.chunker import outline_chunks
 from ..llm.base import ModelInfo, Provider
 from ..llm.text_tools import recover_tool_calls
 from ..messages import Message, ToolCall
@@ -120,7 +121,7 @@ async def run_profiled_turn(
     system = system_prompt(session.cwd, settings.agent.profile, settings.agent.system_prompt) + extra
 
     def fresh_context(history: Persist = persist) -> ContextStep:
-        step = ContextStep(settings, system, info, provider.name, history)
+        step = ContextStep(settings, system, info, provider.name, history, outline_chunks)
         step.system_extra = extra
         step.explicit_tools = set(profile.spec.tools or ())
         step.meter_meta = meter_meta(rules)
@@ -160,6 +161,7 @@ async def run_profiled_turn(
                 info,
                 provider.name,
                 _keep_nothing,
+                outline_chunks,
             )
             context.system_extra = sub.system_extra + rules.text
             context.explicit_tools = set(sub.profile.spec.tools or ())

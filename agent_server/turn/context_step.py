@@ -30,6 +30,7 @@ from ..context import (
     summarizer_prompt,
 )
 from ..context.images import can_see, images_for_request
+from ..context.shrink import Outliner
 from ..context.tokens import CHARS_PER_TOKEN
 from ..errors import ContextOverflowError
 from ..llm.base import ChatRequest, GenerationOptions, ModelInfo, Provider, ToolSpec
@@ -65,8 +66,10 @@ class ContextStep:
         model_info: ModelInfo | None,
         provider_name: str,
         persist: Callable[[list[Message]], Awaitable[None]],
+        outliner: Outliner | None = None,
     ) -> None:
         self.settings = settings
+        self.outliner = outliner  # older reads shrink to their outline (the index's chunker, given by the session)
         self.system_prompt = system_prompt
         self.model_info = model_info
         self.provider_name = provider_name
@@ -212,6 +215,7 @@ class ContextStep:
             counter=self.counter,
             never_compress=never,
             force=force,
+            outliner=self.outliner,
         )
         if not result.compacted:
             return messages

@@ -7,6 +7,7 @@ import hashlib
 from agent_server.config import ContextConfig
 from agent_server.context import answer_reserve, compact, estimate_messages, pair_problems
 from agent_server.context.shrink import compress_result, stub_arguments
+from agent_server.index.chunker import outline_chunks
 from agent_server.messages import Message, ToolCall
 
 CFG = ContextConfig()
@@ -62,7 +63,7 @@ async def test_a_long_turn_in_a_4k_window_always_fits() -> None:
 
 async def test_a_compressed_read_keeps_the_outline_with_line_numbers() -> None:
     call, result = read_round(3, module(3, functions=20))
-    short = compress_result(result, call.tool_calls[0])
+    short = compress_result(result, call.tool_calls[0], outliner=outline_chunks)  # the session passes the chunker
     assert len(short.content) < len(result.content) / 2
     assert "pkg/mod3.py" in short.content and "start_line/end_line" in short.content
     assert "helper_3_0: lines 1-3" in short.content and "helper_3_4: lines 17-19" in short.content
