@@ -19,6 +19,7 @@ import {
 } from "./protocol";
 import type { CancellationLike, ChatHost, Rpc } from "./chatPorts";
 import { builtInModelOffer } from "./chatPorts";
+import { ChatModels } from "./chatModels";
 
 export type { BuiltInModelOffer, CancellationLike, ChatHost, EditorBridge, Rpc } from "./chatPorts";
 
@@ -41,7 +42,7 @@ export class ChatController {
   private readonly permissions = new Map<string, PendingPermission>();
   /** Everything shown since the last reset, replayed to a webview that (re)loads. */
   private history: ToWebview[] = [];
-  private models: ModelsList | undefined;
+  private readonly models: ChatModels;
   private modes: ModeState | undefined;
   private serverState: ToWebview | undefined;
   private lastPrompt: { blocks: ContentBlock[]; attachments: string[] } | undefined;
@@ -53,10 +54,10 @@ export class ChatController {
   private progress: ToWebview | undefined;
   /** The `agent/session/load` in flight: its replay is still arriving. */
   private loading: Promise<void> | undefined;
-  /** The last "Models unavailable" said: the same failure is not said again until the list comes back. */
-  private modelsProblem: string | undefined;
 
-  constructor(private readonly host: ChatHost) {}
+  constructor(private readonly host: ChatHost) {
+    this.models = new ChatModels((m) => host.broadcast(m));
+  }
 
   get currentSession(): string | undefined {
     return this.sessionId;
@@ -81,6 +82,8 @@ export class ChatController {
 
   /** The waiting prompt, once the server runs and no session is loading: shown after the replay, then sent. */
   private async sendQueued(): Promise<void> {
+    const waiting = this.pending;
+    if (this.loading && waiting?.type === "pending" && waiting.reason === "server") this.setPending({ ...waiting, reason: "session" });
     while (this.loading) await this.loading;
     const rpc = this.rpc;
     const queued = this.queued;
@@ -195,10 +198,10 @@ export class ChatController {
         if (this.pending) reply(this.pending);
         if (this.progress) reply(this.progress);
         if (this.serverState) reply(this.serverState);
-        if (this.models) reply({ type: "models", list: this.models });
+        if (this.models.list) reply({ type: "models", list: this.models.list });
         if (this.modes) reply({ type: "modes", modes: this.modes });
         if (this.busy) reply({ type: "turnStart" });
-        if (!this.models) void this.refreshModels();
+        if (!this.models.list) void this.refreshModels();
         return;
       case "send":
         return this.send(message.text, message.mentions ?? [], message.images ?? []);
@@ -483,24 +486,12 @@ export class ChatController {
     return load;
   }
 
-  async refreshModels(): Promise<void> {
-    const rpc = this.rpc;
-    if (!rpc) return;
-    try {
-      this.models = await rpc.request<ModelsList>("agent/_models/list", {});
-      this.modelsProblem = undefined;
-      this.host.broadcast({ type: "models", list: this.models });
-    } catch (err) {
-      // Asked at the start, when the chat opens and when the picker is opened: say a failure once, not each time.
-      const problem = `Models unavailable: ${errorMessage(err)}`;
-      if (problem === this.modelsProblem) return;
-      this.modelsProblem = problem;
-      this.host.broadcast({ type: "notice", message: problem });
-    }
+  refreshModels(): Promise<void> {
+    return this.models.refresh(this.rpc);
   }
 
   get modelList(): ModelsList | undefined {
-    return this.models;
+    return this.models.list;
   }
 
   /** The view title's History action: the webview opens its session list. */
@@ -512,9 +503,7 @@ export class ChatController {
     const rpc = this.requireRpc();
     if (!rpc) return;
     try {
-      const result = await rpc.request<{ current: string }>("agent/_models/select", { model });
-      this.models = { current: result.current, models: this.models?.models ?? [] };
-      this.host.broadcast({ type: "models", list: this.models });
+      await this.models.select(rpc, model);
     } catch (err) {
       this.show({ type: "error", message: `Could not select ${model}: ${errorMessage(err)}` });
     }

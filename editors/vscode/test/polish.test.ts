@@ -129,6 +129,18 @@ test("an approval left unanswered when the turn is stopped shows as stopped, not
   assert.doesNotMatch(html, />failed</);
 });
 
+test("a question still open when the stopped turn ends says it was not answered, whatever comes after", () => {
+  const t = new Transcript();
+  t.apply({ type: "update", update: { sessionUpdate: "tool_call", toolCallId: "c1", title: "Write a.txt", kind: "edit", status: "pending" } });
+  t.apply({ type: "permission", requestId: "perm_1", toolCall: { toolCallId: "c1" }, options: [] });
+  t.apply(toolCall({ toolCallId: "c1", status: "failed" }));
+  t.apply({ type: "turnEnd", stopReason: "cancelled" }); // before the editor closed the review and said so
+  t.apply({ type: "permissionResolved", requestId: "perm_1" });
+  const { className, html } = renderItem(t.items[0]!);
+  assert.match(className, /status-stopped/);
+  assert.match(html, /Not answered: the turn was stopped/);
+});
+
 test("a call stopped while it ran, and one replayed as cancelled or interrupted, shows as stopped", () => {
   const t = new Transcript();
   t.apply({ type: "update", update: { sessionUpdate: "tool_call", toolCallId: "run", title: "Run tests", kind: "execute", status: "in_progress" } });

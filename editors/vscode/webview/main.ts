@@ -36,9 +36,11 @@ const imageStrip = $("images");
 const composer = $("composer");
 const mentionList = $("mention-list");
 const composerNotice = $("composer-notice");
-/** The prompt waiting to be sent: always the transcript's last element, after anything replayed meanwhile. */
-const pending = document.createElement("div");
+/** The prompt waiting to be sent: always the transcript's last element, after anything replayed meanwhile (not a
+ * `div`, so the items' own `div:last-of-type` stays the last item). */
+const pending = document.createElement("aside");
 pending.id = "pending";
+pending.setAttribute("aria-label", "Prompt waiting to be sent");
 pending.hidden = true;
 view.appendChild(pending);
 

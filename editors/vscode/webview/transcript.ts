@@ -207,7 +207,8 @@ export class Transcript {
         }
         for (const card of this.byToolCall.values()) {
           if (card.permission) {
-            card.permission = undefined;
+            card.permission = undefined; // never answered: the turn ended first
+            card.decision ??= "cancelled";
             touch(card);
           }
           // Stopped while it waited or ran: the server ends such a call without a result, or not at all.

@@ -96,8 +96,8 @@ export async function restoreScenarios(t) {
       throw new Error(`the undo question does not say what it does: ${question}`);
     }
     // It offers undoing the turn only: no "Restore N files" title, no choice it does not offer (issue 42).
-    for (const other of ["Restore", "conversation"]) {
-      if (question.includes(other)) throw new Error(`the undo question speaks of ${JSON.stringify(other)}: ${question}`);
+    for (const other of [/Restore \d+ files?/, /Restore files/, /conversation/]) {
+      if (other.test(question)) throw new Error(`the undo question speaks of ${other}: ${question}`);
     }
     const buttons = await page.$$eval(".monaco-dialog-box .monaco-button", (els) => els.map((e) => e.textContent?.trim()));
     if (JSON.stringify([...buttons].sort()) !== JSON.stringify(["Cancel", "Undo only this turn"])) throw new Error(`the dialog offers ${JSON.stringify(buttons)}`);

@@ -26,7 +26,7 @@ export async function reviewScenarios(t) {
     ]);
     const before = (await chatRequests(fake.url)).length;
     await send("Guard the mean against empty lists");
-    const allow = await until("the approval buttons", async () => frame().$('.item.tool.asking button[data-option="allow_once"]'));
+    await until("the approval buttons", async () => frame().$('.item.tool.asking button[data-option="allow_once"]'));
     const hint = await frame().$eval(".item.tool.asking .review-hint", (e) => e.textContent ?? "").catch(() => "");
     if (!hint.includes("revert hunks")) throw new Error(`the card does not point to the review diff: ${hint}`);
     await until("the review diff editor", async () => (await tabTitles()).some((x) => x.includes("now ↔ proposed")) && (await reviewEditor()), 20000);
@@ -64,11 +64,16 @@ export async function reviewScenarios(t) {
       return diff.includes("(len(xs) or 1)") && !diff.includes("sum(xs) + 0") ? diff : undefined;
     }, 10000);
     if (!card.includes("your version")) throw new Error(`the card does not say it shows the user's version: ${card}`);
-    // The review's internal id stays out of the editor's title, breadcrumbs and hovers.
-    const editorPart = await page.$eval(".part.editor", (e) => e.innerHTML);
-    const id = /perm_\d+/.exec(editorPart);
-    if (id) throw new Error(`the editor shows the internal id ${id[0]}`);
-    await allow.click();
+    // The review's internal id stays out of what the editor shows: its tab, title, breadcrumbs and hovers.
+    const shownText = await page.$eval(".part.editor", (part) =>
+      [part.innerText, ...[...part.querySelectorAll("[title], [aria-label]")].flatMap((e) => [e.getAttribute("title"), e.getAttribute("aria-label")])]
+        .filter(Boolean)
+        .join("\n"),
+    );
+    const id = /.{0,80}perm_\d+.{0,40}/.exec(shownText);
+    if (id) throw new Error(`the editor shows the internal id: ${id[0]}`);
+    // The card was drawn again with the user's version: its button too.
+    await (await frame().$('.item.tool.asking button[data-option="allow_once"]')).click();
     await until("the answer after the write", async () => (await lastAgentText(frame())).includes("Kept your version."), 30000);
     await turnEnded();
     const written = readFileSync(join(ws, "stats.py"), "utf8");
