@@ -75,16 +75,28 @@ COUNTERS = {
     "prompt": re.compile(r"^llamacpp:prompt_tokens_total\s+([0-9.e+]+)", re.M),
     "generated": re.compile(r"^llamacpp:tokens_predicted_total\s+([0-9.e+]+)", re.M),
 }
+BUSY = re.compile(r"^llamacpp:requests_processing\s+([0-9.e+]+)", re.M)
 LANES = "agent,agentcli,aider,mini,agentmini,opencode,wholefile,plain"  # what --quick runs unless --systems says
 
 
-async def counters(http: httpx.AsyncClient, base_url: str, key: str | None = None) -> dict[str, int]:
-    """The server's token counters (prompt tokens evaluated, tokens generated); 0 where it has none."""
+async def counters(
+    http: httpx.AsyncClient, base_url: str, key: str | None = None, settle_s: float = 600.0
+) -> dict[str, int]:
+    """The server's token counters (prompt tokens evaluated, tokens generated); 0 where it has none.
+
+    Read once the server is idle: a system stopped at its time limit leaves its last request running on the server
+    (llama.cpp finishes reading a prompt whose client is gone), and those tokens are that system's, not the next's."""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    try:
-        text = (await http.get(base_url.rstrip("/") + "/metrics", headers=headers)).text
-    except httpx.HTTPError:
-        text = ""
+    deadline = time.monotonic() + settle_s
+    while True:
+        try:
+            text = (await http.get(base_url.rstrip("/") + "/metrics", headers=headers)).text
+        except httpx.HTTPError:
+            text = ""
+        busy = BUSY.search(text)
+        if busy is None or float(busy.group(1)) == 0 or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(1.0)
     out = {}
     for name, pattern in COUNTERS.items():
         match = pattern.search(text)
@@ -334,7 +346,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--kinds", default=None, help="task families: exercise,hard,workspace,repo")
     ap.add_argument("--split", default="all", choices=["all", "tune", "heldout"], help="held-out tasks: tasks.py")
     ap.add_argument("--limit", type=int, default=None)
-    ap.add_argument("--timeout", type=float, default=None, help="seconds per attempt (default 300; --quick 180)")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds per attempt (default 300)")
     ap.add_argument(
         "--temperature",
         type=float,
@@ -368,7 +380,7 @@ def main() -> None:
         report(merge(args.merge), args)
         return
     args.systems = args.systems or (LANES if args.quick else "agent,plain,wholefile")
-    args.timeout = args.timeout or (180.0 if args.quick else 300.0)
+    args.timeout = args.timeout or 300.0
     entry = catalogue_entry(args.model) if not args.base_url and not args.gguf else None
     if entry is not None:  # --model 0.5b|1.5b: the built-in model's file, served under its catalogue name
         args.gguf, args.model = str(model_file(entry)), entry.name

@@ -148,3 +148,39 @@ def test_repository_tasks_plant_realistic_bugs_in_several_libraries() -> None:
         lib = specs["libraries"][t["library"]]
         assert lib["version"].count(".") >= 1 and t["old"] != t["new"] and t["failing"]
         assert all("::" in f for f in t["failing"]) and t["file"] not in json.dumps(t["failing"])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_repository_task_is_built_from_pypi_and_judged_by_the_whole_suite(
+    tmp_path: Path, fake_llm: FakeLLMServer
+) -> None:
+    env = {**os.environ, "AGENT_BENCH_CACHE": str(tmp_path / "cache")}
+    build = subprocess.run(
+        [sys.executable, str(ROOT / "tests/benchmarks/scorecard/build_repo_tasks.py"), "--only", "unidecode-offset"],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=800,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr[-3000:]
+    built = tmp_path / "cache" / "repo-tasks" / "unidecode-offset"
+    meta = json.loads((built / "task.json").read_text())
+    assert meta["request"].startswith("Running `python -m pytest -q test_unidecode.py::test_transliterate`")
+    assert "text_unidecode/__init__.py" not in meta["request"] and "assert" in meta["request"]
+    assert meta["baseline_passed"] < meta["clean_passed"]
+    module = built / "workspace" / "src" / "text_unidecode" / "__init__.py"
+    fixed = module.read_text().replace("_replaces[codepoint]", "_replaces[codepoint-1]")
+    answers = {"fixed": fixed, "broken": "raise ImportError('rewritten')\n"}
+    verdicts = {}
+    for name, code in answers.items():
+        fake_llm.script(Reply.text(f"src/text_unidecode/__init__.py\n```python\n{code}```"))
+        out = tmp_path / f"{name}.json"
+        done = subprocess.run(
+            [sys.executable, str(SCRIPT), "--base-url", fake_llm.url, "--systems", "wholefile", "--kinds", "repo",
+             "--timeout", "120", "--json", str(out)],
+            capture_output=True, text=True, cwd=ROOT, env=env, timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        [row] = json.loads(out.read_text())["rows"]
+        verdicts[name] = (row["passed_1"], row["damaged"])
+        first = fake_llm.chat_requests()[-1].json["messages"][0]["content"]
+        assert "test_unidecode.py::test_transliterate" in first and "__init__.py" not in first.split("```")[0]
+    assert verdicts == {"fixed": (True, False), "broken": (False, True)}

@@ -40,7 +40,7 @@ class AgentCliSystem(PeerSystem):
 
     def child(self, task: Task, ws: Path, message: str, retry: bool) -> Child:
         s = self.settings
-        argv = [sys.executable, "-m", "agent_server", "chat", "--output-format", "json", "--max-rounds", "20"]
+        argv = [sys.executable, "-m", "agent_server", "chat", "--output-format", "json"]
         argv += [arg for tool in ALLOWED for arg in ("--allow", tool)]
         if retry and task.name in self._session:
             argv += ["--session", self._session[task.name]]

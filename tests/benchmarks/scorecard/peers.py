@@ -218,7 +218,7 @@ class OpenCodeSystem(PeerSystem):
         home.mkdir(parents=True, exist_ok=True)
         config = home / "opencode.json"
         config.write_text(json.dumps(self._config()))
-        argv = [str(self.peer.binary()), "run", "--format", "json", "--pure", "--auto", "--model",
+        argv = [str(self.peer.binary()), "run", "--format", "json", "--print-logs", "--pure", "--auto", "--model",
                 f"local/{self.settings.model}", "--title", task.name, "--dir", str(ws)]  # fmt: skip
         if retry:
             argv.append("--continue")
@@ -236,11 +236,19 @@ class OpenCodeSystem(PeerSystem):
             except ValueError:
                 continue
             kind = event.get("type") if isinstance(event, dict) else None
+            part = (event.get("part") or {}) if isinstance(event, dict) else {}
             if kind == "step_start":
                 attempt.rounds += 1
+            elif kind == "step_finish":  # what OpenCode counted for the step (the table's figures are the server's)
+                tokens = part.get("tokens") or {}
+                for key, value in (("input", tokens.get("input")), ("output", tokens.get("output")),
+                                   ("cacheRead", (tokens.get("cache") or {}).get("read"))):  # fmt: skip
+                    attempt.usage[key] = attempt.usage.get(key, 0) + int(value or 0)
+            elif kind == "text" and (part.get("metadata") or {}).get("compaction_continue"):
+                attempt.recoveries["compactions"] = attempt.recoveries.get("compactions", 0) + 1
             elif kind == "tool_use":
                 attempt.calls_attempted += 1
-                state = (event.get("part") or {}).get("state") or {}
+                state = part.get("state") or {}
                 attempt.calls_valid += state.get("status") != "error"
             elif kind == "error" and not attempt.error:
                 attempt.error = json.dumps(event)[:300]
