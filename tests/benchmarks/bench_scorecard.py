@@ -232,6 +232,8 @@ def describe(system: System) -> dict[str, Any]:
 async def run(args: argparse.Namespace, settings: RunSettings) -> dict[str, Any]:
     names = args.tasks.split(",") if args.tasks else (SMOKE[:1] if args.quick else None)
     tasks = select(names, args.limit, set(args.kinds.split(",")) if args.kinds else None, args.split)
+    if not names and not args.kinds and not args.limit and not any(t.kind == "repo" for t in tasks):
+        print("(no repository tasks: build them with tests/benchmarks/scorecard/build_repo_tasks.py)", file=sys.stderr)
     fixtures = Path(args.fixtures) if args.fixtures else None
     rows: list[Result] = []
     baselines = judge.Baselines()
