@@ -17,7 +17,7 @@ from ..llm.server_facts import is_llamacpp
 from ..messages import Message, ToolCall
 from ..tools.editing import UNCHANGED
 from . import prompts
-from .guards import unknown_tools, unlooked_files
+from .guards import echoed_instructions, unknown_tools, unlooked_files
 from .guards.analysis import analyze
 from .guards.call_holdback import CallHoldback
 from .guards.dropped_tools import switch_if_dropped
@@ -263,6 +263,9 @@ def _tool_message(call: ToolCall, text: str) -> Message:
 def check_answer(turn: Turn, text: str, empty_answers: int) -> tuple[str | None, int]:
     """Decide whether a tool-free answer ends the turn or earns a nudge (each kind capped per turn)."""
     cfg = turn.settings.agent
+    said = echoed_instructions.instruction_sentences(turn.context.system_prompt)
+    if echoed_instructions.is_echo(text, said) and _take(turn, "echo", 1):
+        return echoed_instructions.NUDGE, 0  # the instructions copied back are no answer: asked once more
     verdict = analyze(text).verdict
     if verdict == "empty":
         empty_answers += 1

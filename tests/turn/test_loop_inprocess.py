@@ -133,3 +133,19 @@ async def test_plan_mode_takes_an_announced_change_as_the_plan_not_as_a_forgotte
         assert len(provider.requests) == calls, mode
         if mode == "code":  # with tools that act, the same announcement is nudged to act
             assert "call the tools" in provider.requests[2].messages[-1].content
+
+
+async def test_the_instructions_copied_back_are_no_answer_and_the_model_is_asked_again(tmp_path: Path) -> None:
+    from agent_server.turn import prompts
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "leap.py").write_text("def is_leap(year):\n    return False\n")
+    fixed = "def is_leap(year):\n    return year % 4 == 0\n"
+    echo = prompts.FILES_WHOLE_ONE.format(path="leap.py") + "\n" + prompts.FILES_NUDGE
+    provider = ScriptedProvider(echo, f"leap.py\n```python\n{fixed}```\n", "Done.")
+    client = RecordingClient()
+    async with scripted_service(ws, provider, client, agent={"edit_format": "files"}) as service:
+        assert await run(service, client, ws, "Fix is_leap in leap.py") == "end_turn"
+    assert "repeated my instructions" in provider.requests[1].messages[-1].content
+    assert (ws / "leap.py").read_text() == fixed

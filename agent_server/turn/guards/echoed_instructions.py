@@ -1,0 +1,60 @@
+"""An answer that is the server's own instructions copied back: a small model, shown "Reply with the whole new content
+of each file…", sometimes answers with that sentence (and the rest of the instructions) instead of doing it. Ended
+there, the user reads agent-server's prompt as the answer. Such an answer is no answer: the model is told once, in
+words, and asked again; a second echo ends the turn as it is.
+
+Only sentences the server wrote count (the instruction texts of `turn/prompts.py` and the system prompt), never the
+files it showed: copying a file back is how the files format answers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .. import prompts
+
+MIN_SENTENCE = 30  # shorter sentences ("Do not change x.") are too common to call an echo
+ECHO_SHARE = 0.5  # of the answer's words, at least this share must be copied instructions
+
+_FIELD = re.compile(r"\{[a-z_]+\}")
+_SPLIT = re.compile(r"(?<=[.:;!?])\s+|\n+")
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _sentences(text: str) -> list[str]:
+    """The fixed parts of an instruction text: split at sentence ends and at its `{fields}`."""
+    out = []
+    for sentence in _SPLIT.split(text):
+        for part in _FIELD.split(sentence):
+            part = _norm(part).strip(" .,:;")
+            if len(part) >= MIN_SENTENCE:
+                out.append(part)
+    return out
+
+
+def instruction_sentences(system_prompt: str = "") -> list[str]:
+    texts = [v for k, v in vars(prompts).items() if k.isupper() and isinstance(v, str)]
+    return sorted({s for t in [*texts, system_prompt] for s in _sentences(t)}, key=len, reverse=True)
+
+
+def is_echo(answer: str, sentences: list[str]) -> bool:
+    """Whether most of `answer` is the server's own instruction sentences copied back."""
+    said = _norm(answer)
+    if not said:
+        return False
+    copied = 0
+    for sentence in sentences:
+        if sentence in said:
+            copied += len(sentence.split()) * said.count(sentence)
+            said = said.replace(sentence, " ")
+    total = copied + len(said.split())
+    return copied > 0 and copied / total >= ECHO_SHARE
+
+
+NUDGE = (
+    "Your answer repeated my instructions instead of following them. Do what the request asks now: "
+    "answer it, or reply with the changed file as the instructions say."
+)
