@@ -29,8 +29,17 @@ def test_every_lane_runs_headless_against_the_model(real_llm_out: str, tmp_path:
     done = subprocess.run(
         # 90 s an attempt: this checks that each lane runs (a lane stopped at its limit ran), not how well; eight
         # lanes on a 2-core CI machine must stay within minutes.
-        [sys.executable, "tests/benchmarks/bench_scorecard.py", "--quick", "--model", "0.5b", "--timeout", "90",
-         "--json", str(out)],  # fmt: skip
+        [
+            sys.executable,
+            "tests/benchmarks/bench_scorecard.py",
+            "--quick",
+            "--model",
+            "0.5b",
+            "--timeout",
+            "90",
+            "--json",
+            str(out),
+        ],
         cwd=ROOT,
         env=lane_env(real_llm_out),
         capture_output=True,
