@@ -56,14 +56,14 @@ if python -c "import xllamacpp" 2>/dev/null; then
 else
   echo "skipped: xllamacpp is not installed (pip install -e '.[local]', see docs/providers.md)"
 fi
-echo "== small-model scorecard: agent-server vs a plain tool loop vs whole files, Qwen2.5-Coder-0.5B (issue 26)"
+echo "== small-model scorecard: agent-server vs its baselines and the peers (aider, mini-swe-agent, agent-mini, OpenCode), Qwen2.5-Coder-0.5B"
 QWEN="${AGENT_BENCH_GGUF:-$(bash scripts/real_llm.sh --check 2>/dev/null | sed -n 's/^QWEN_MODEL=//p')}"
 if [ -n "$QWEN" ] && python -c "import xllamacpp" 2>/dev/null; then
   if [ ${#Q[@]} -gt 0 ]; then
-    python tests/benchmarks/bench_scorecard.py --quick --gguf "$QWEN" --timeout 120
-  else  # all 69 tasks, one model thread: about 2 hours on 2 cores (docs/scorecard.md splits it over both cores)
+    python tests/benchmarks/bench_scorecard.py --quick --gguf "$QWEN" --timeout 120  # every lane once: does it run?
+  else  # the 69 small tasks (exercise, workspace), one model thread: about 2 hours on 2 cores (docs/scorecard.md)
     python tests/benchmarks/bench_scorecard.py --gguf "$QWEN" --window 8192 --systems agent,plain,wholefile \
-      --timeout 120 --per-task
+      --kinds exercise,workspace --timeout 120 --per-task
   fi
 else
   echo "skipped: needs xllamacpp and the Qwen2.5-Coder-0.5B GGUF (bash scripts/real_llm.sh fetches both)"
