@@ -136,7 +136,6 @@ export class AgentServer implements vscode.Disposable {
         () => client.start(),
       );
       // After the start: it replaces the language client's status-bar progress with a notification and a chat line.
-      client.onDidChangeState((e) => e.newState === State.Stopped && this.controller.setProgress(undefined));
       showServerProgress(client, (line) => this.controller.setProgress(line));
       initialStart = false;
       await this.handshake(client);

@@ -5,6 +5,7 @@
 // E2E_ONLY=REGEX (only the scenarios whose name matches, after the first), E2E_FINAL_SHOT=1 (also screenshot the
 // end state to test-results/final.png), E2E_SHOTS=DIR (write the README's
 // screenshots there: vscode-welcome.png, vscode-approval-diff.png, vscode-mentions.png, vscode-image.png,
+// vscode-stopped-and-waiting.png,
 // vscode-mode-picker.png, vscode-review-changes.png, vscode-restore-checkpoint.png, vscode-undo-restore.png,
 // vscode-review-diff.png, vscode-history-search.png, vscode-trust-question.png).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -583,6 +584,8 @@ async function main() {
         const picture = readFileSync(join(repoRoot, "docs/images/vscode-review-changes.png")).toString("base64");
         await deliver("paste", "screenshot.png", "image/png", picture);
         await until("the second thumbnail", async () => (await frame.$$("#images .thumb img")).length === 2, 10000);
+        await deliver("drop", "notes.txt", "text/plain", btoa("not a picture")); // the refusal, above the prompt
+        await until("the refusal again", async () => frame.isVisible("#composer-notice"), 10000);
         await sleep(300);
       }
       await shot("vscode-image.png");
@@ -926,7 +929,7 @@ async function main() {
     });
 
     await polishScenarios({
-      scenario, until, script, fake, send, turnEnded, frame: () => frame, lastAgentText, page, ws, runCommand, slowAgent: env.AGENT_E2E_SLOW_AGENT,
+      scenario, until, script, fake, send, turnEnded, frame: () => frame, lastAgentText, page, ws, runCommand, slowAgent: env.AGENT_E2E_SLOW_AGENT, shot,
       reloadChat: async () => {
         await page.reload();
         await page.waitForSelector(".monaco-workbench", { timeout: 60000 });

@@ -1,11 +1,11 @@
 // Issue 42's VS Code scenarios (imported by chat.e2e.mjs): a cancelled approval is not a failure, the server's wait
 // for the model is shown in the chat, the server's progress (an index build) is seen on screen, and a prompt typed
 // while the window restores its session goes after the restored history with an answer of its own.
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export async function polishScenarios(t) {
-  const { scenario, until, script, fake, send, turnEnded, frame, lastAgentText, page, ws, runCommand, reloadChat, slowAgent } = t;
+  const { scenario, until, script, fake, send, turnEnded, frame, lastAgentText, page, ws, runCommand, reloadChat, slowAgent, shot } = t;
   const lastCard = () =>
     frame().$$eval(".item.tool", (cs) => {
       const c = cs[cs.length - 1];
@@ -39,12 +39,28 @@ export async function polishScenarios(t) {
       return lines.find((l) => l.text.includes("waiting for the model") && l.shown);
     }, 20000, 100);
     if (line.text.includes("[agent-server:")) throw new Error(`the line shows the wire's brackets: ${line.text}`);
+    await shot("vscode-stopped-and-waiting.png"); // the stopped approval above, the wait in the open below
     await until("the answer", async () => (await lastAgentText(frame())).includes("Loaded and answered."), 30000);
     await turnEnded();
   });
 
   await scenario("the server's progress (an index build) is seen on screen, as a notification and in the chat", async () => {
-    // The build of this small workspace takes a moment: watch for what appears rather than poll for it.
+    // A build long enough for the notification (shown once a progress lasts 1.5 s; the chat's line at once), with
+    // watchers for what appears rather than polling for it.
+    const bulk = join(ws, "bulk");
+    mkdirSync(bulk, { recursive: true });
+    for (let i = 0; i < 1500; i++) {
+      writeFileSync(join(bulk, `mod${i}.py`), Array.from({ length: 12 }, (_, j) => `def f${i}_${j}(x):\n    return x + ${j}\n`).join("\n"));
+    }
+    try {
+      await indexWatched();
+    } finally {
+      rmSync(bulk, { recursive: true, force: true });
+    }
+  });
+
+  /** Runs "Index Workspace" and checks its progress was shown: a notification and the chat's line, both gone after. */
+  async function indexWatched() {
     const watch = (target) =>
       target.evaluate(() => {
         window.__seen = [];
@@ -63,8 +79,11 @@ export async function polishScenarios(t) {
     const notified = await page.evaluate(() => window.__seen);
     if (!notified.some((x) => x.includes("Agent Server: Indexing workspace"))) throw new Error(`no progress notification: ${JSON.stringify(notified.slice(0, 5))}`);
     const inChat = await frame().evaluate(() => window.__seen);
-    if (!inChat.length) throw new Error("the chat did not show the progress");
-  });
+    if (!inChat.some((x) => /Indexing workspace: \d+ of \d+ files/.test(x))) throw new Error(`the chat did not show the progress: ${JSON.stringify(inChat.slice(0, 5))}`);
+    await until("the notification closed with the build", async () =>
+      !(await page.$$eval(".notification-toast", (els) => els.some((e) => (e.textContent ?? "").includes("Indexing workspace")))), 10000);
+    await until("the chat's line gone with the build", async () => !(await frame().isVisible("#busy")), 10000);
+  }
 
   await scenario("a prompt typed while the window restores its session goes after the restored history, answered apart", async () => {
     await script(fake.url, [{ text: "Remember the mango.", pieces: 1 }]);
