@@ -13,6 +13,7 @@ export async function polishScenarios(t) {
     });
 
   await scenario("an approval left unanswered when the turn is stopped shows stopped, not a red failure", async () => {
+    await frame().$eval("#sessions", (e) => (e.hidden = true)); // an earlier scenario's history list, out of the way
     await script(fake.url, [{ steps: [{ tool_calls: [{ name: "write_file", arguments: { path: "never.txt", content: "not written\n" } }] }] }]);
     await send("Write the never file");
     await until("the approval", async () => frame().$(".item.tool.asking"), 30000);
@@ -49,7 +50,7 @@ export async function polishScenarios(t) {
     // watchers for what appears rather than polling for it.
     const bulk = join(ws, "bulk");
     mkdirSync(bulk, { recursive: true });
-    for (let i = 0; i < 1500; i++) {
+    for (let i = 0; i < 4000; i++) {
       writeFileSync(join(bulk, `mod${i}.py`), Array.from({ length: 12 }, (_, j) => `def f${i}_${j}(x):\n    return x + ${j}\n`).join("\n"));
     }
     try {
