@@ -124,7 +124,12 @@ async def test_files_that_make_tools_run_programs_always_ask_under_allow(
     ]
     policy = {"write_file": "allow", "edit_file": "allow", "run_command": "ask"}
     client = await start_server(
-        workspace, {**llm_options(fake_llm), "tools": {"policy": policy, "rules": rules, "max_per_request": 40}}
+        workspace,
+        {
+            **llm_options(fake_llm),
+            "tools": {"policy": policy, "rules": rules, "max_per_request": 40},
+            "agent": {"maxTextCalls": 40},  # 24 calls in one answer: above the default cap of 20 per answer
+        },
     )
     asked = answer_permissions(client, "reject_once")
     install_apply_edit(client)
