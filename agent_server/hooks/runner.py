@@ -94,7 +94,8 @@ async def run_hook(spec: HookSpec, payload: dict[str, Any], cwd: Path) -> HookRu
         out, err = await asyncio.wait_for(_talk(process, data), spec.timeout_s)
     except TimeoutError:
         _kill(process)
-        await process.wait()
+        with contextlib.suppress(TimeoutError):  # killed: its exit status is not worth waiting on
+            await asyncio.wait_for(process.wait(), 5)
         return HookRun(None, problem=f"timed out after {spec.timeout_s:g} s and was stopped")
     except BaseException:  # cancelled with the turn: the hook goes too
         _kill(process)
@@ -135,6 +136,9 @@ async def _talk(process: asyncio.subprocess.Process, data: bytes) -> tuple[_Kept
             kept.total += len(chunk)
             if len(kept.data) < MAX_KEPT:
                 kept.data += chunk[: MAX_KEPT - len(kept.data)]
+            # A read of buffered data returns without yielding: a hook that writes faster than we read (`yes`)
+            # would keep the event loop here, its timeout never firing and no other request answered.
+            await asyncio.sleep(0)
         return kept
 
     _, out, err = await asyncio.gather(feed(process.stdin), drain(process.stdout), drain(process.stderr))

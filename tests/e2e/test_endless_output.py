@@ -110,7 +110,9 @@ async def test_a_hook_printing_without_end_keeps_memory_bounded_and_its_output_i
     sid = await new_session(client, workspace)
     before = peak_bytes(client)
     fake_llm.script(Reply.tool_call("read_file", {"path": "a.txt"}), Reply.text("done"))
-    assert await prompt(client, sid, "read it") == "end_turn"
+    # Reading 200 MB through a pipe takes its time on a loaded 2-core machine: the bound is memory, not seconds.
+    result = await client.request("agent/session/prompt", prompt_params(sid, "read it"), timeout=300)
+    assert result["stopReason"] == "end_turn"
     assert peak_bytes(client) - before < GROWTH_LIMIT, "the hooks' output was buffered"
     result = next(str(m["content"]) for m in sent_messages(fake_llm, 1) if m["role"] == "tool")
     assert "alpha" in result and "[hook: " + "x" * 4000 in result
