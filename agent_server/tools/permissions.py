@@ -329,9 +329,12 @@ class PermissionPolicy:
             not d.allow and d.pattern is not None and fnmatch.fnmatchcase(tool.name, d.tool) for d in decisions
         )
 
-    def _decide(self, tool: Tool, arguments: dict[str, Any], workspace: Path) -> tuple[Policy, list[Segment]]:
-        """The verdict and the segments that are not yet allowed (for a command; one pseudo-segment otherwise)."""
-        decisions = self._decisions(workspace)
+    def _decide(
+        self, tool: Tool, arguments: dict[str, Any], workspace: Path, decisions: list[Decision] | None = None
+    ) -> tuple[Policy, list[Segment]]:
+        """The verdict and the segments that are not yet allowed (for a command; one pseudo-segment otherwise).
+        `decisions`: the remembered answers already read (a caller judging many paths reads them once)."""
+        decisions = self._decisions(workspace) if decisions is None else decisions
         if not (tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str)):
             forms = self.path_forms(tool, arguments, workspace)
             if forms is not None:  # an allow must hold for where the path really lands too; a deny for either
@@ -369,9 +372,10 @@ class PermissionPolicy:
         read_file deny rule or "Always reject" with a path pattern covers; None when there is none (nothing to
         check per file)."""
         ws = Path(workspace)
-        if not self._has_deny_pattern(_READ_FILE, self._decisions(ws)):
+        decisions = self._decisions(ws)  # read once for the whole search, not once per file it visits
+        if not self._has_deny_pattern(_READ_FILE, decisions):
             return None
-        return lambda rel: self.read_refusal(rel, ws) is not None
+        return lambda rel: self._decide(_READ_FILE, {"path": rel}, ws, decisions)[0] == "deny"
 
     def read_refusal(self, path: Path | str, workspace: Path | str) -> str | None:
         """Why the server may not read `path` for the model without a tool call (a custom command's file, an MCP
