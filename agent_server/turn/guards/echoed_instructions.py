@@ -9,6 +9,7 @@ files it showed: copying a file back is how the files format answers.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .. import prompts
@@ -35,9 +36,15 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
+@functools.cache
+def _prompt_sentences() -> frozenset[str]:
+    """The fixed instruction texts' sentences: split once, not at every answer."""
+    return frozenset(s for k, v in vars(prompts).items() if k.isupper() and isinstance(v, str) for s in _sentences(v))
+
+
 def instruction_sentences(system_prompt: str = "") -> list[str]:
-    texts = [v for k, v in vars(prompts).items() if k.isupper() and isinstance(v, str)]
-    return sorted({s for t in [*texts, system_prompt] for s in _sentences(t)}, key=len, reverse=True)
+    """Every sentence the server wrote to the model, longest first (a long one is taken out before its parts)."""
+    return sorted(_prompt_sentences() | set(_sentences(system_prompt)), key=len, reverse=True)
 
 
 def is_echo(answer: str, sentences: list[str]) -> bool:
