@@ -11,8 +11,6 @@ import asyncio
 import json
 from pathlib import Path
 
-import pytest
-
 from tests.e2e.conftest import Start, new_session
 from tests.e2e.helpers import answer_permissions, install_apply_edit, prompt_params, validate_updates
 from tests.lsp_client import LspClient
@@ -120,10 +118,6 @@ async def test_a_call_of_a_non_tool_never_ends_the_turn_as_its_answer(
     assert_consistent(stored_history(tmp_path / "agent.db", sid))
 
 
-@pytest.mark.skip(
-    reason="found failing at the end of the 27 Nov night stop: after the cancelled turn a new chat task of the same "
-    "session is processing in the slot (not yet traced); see that stop's closing note, to fix first next stop"
-)
 async def test_cancel_frees_the_slot(start_server: Start, tmp_path: Path, qwen: LlamaServer) -> None:
     workspace = tmp_path / "proj"
     workspace.mkdir()
@@ -133,7 +127,10 @@ async def test_cancel_frees_the_slot(start_server: Start, tmp_path: Path, qwen: 
         "agent/session/prompt", prompt_params(sid, "Write a long essay on the history of the C language. No tools.")
     )
     await client.wait_for(lambda: any(s["is_processing"] for s in qwen.get("/slots")), timeout=300)
-    await client.wait_for(lambda: bool(client.text(sid) or client.text(sid, "agent_thought_chunk")), timeout=300)
+    # The answer itself, not a status line ("reading the prompt…" is a thought chunk sent while llama.cpp still reads
+    # the prompt): llama.cpp notices a closed connection only when it next writes, so a cancel during prompt
+    # reading frees the slot only once the prompt is read.
+    await client.wait_for(lambda: bool(client.text(sid)), timeout=300)
     client.notify("agent/session/cancel", {"sessionId": sid})
     assert (await asyncio.wait_for(fut, 60))["stopReason"] == "cancelled"
     for _ in range(100):
