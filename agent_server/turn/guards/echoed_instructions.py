@@ -16,6 +16,7 @@ from .. import prompts
 
 MIN_SENTENCE = 30  # shorter sentences ("Do not change x.") are too common to call an echo
 ECHO_SHARE = 0.5  # of the answer's words, at least this share must be copied instructions
+MAX_ECHO_CHARS = 20_000  # several times all the instruction texts: a longer answer is something else (or a loop)
 
 _FIELD = re.compile(r"\{[a-z_]+\}")
 _SPLIT = re.compile(r"(?<=[.:;!?])\s+|\n+")
@@ -48,7 +49,10 @@ def instruction_sentences(system_prompt: str = "") -> list[str]:
 
 
 def is_echo(answer: str, sentences: list[str]) -> bool:
-    """Whether most of `answer` is the server's own instruction sentences copied back."""
+    """Whether most of `answer` is the server's own instruction sentences copied back. Runs on the event loop: an
+    answer far longer than all the instructions together is no echo and is not searched (bounded work)."""
+    if len(answer) > MAX_ECHO_CHARS:
+        return False
     said = _norm(answer)
     if not said:
         return False
