@@ -9,12 +9,18 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args[:1] == ["serve"] and "--tcp" not in args and not {"-h", "--help"} & set(args):
+    on_the_wire = args[:1] in (["serve"], ["acp"]) and "--tcp" not in args and not {"-h", "--help"} & set(args)
+    if on_the_wire:
+        # Before any other import: from here on nothing but JSON-RPC reaches the client (stdio.py).
+        from .stdio import claim_stdout
+
+        wire = claim_stdout()
+    if on_the_wire and args[:1] == ["serve"]:
         # The editor's `initialize` is answered before pygls and the agent load (protocol/early_initialize.py).
         from . import __version__
         from .protocol.early_initialize import take
 
-        take(__version__)
+        take(__version__, wire.fileno())
     if args[:1] == ["search"]:
         # numpy's OpenBLAS starts a thread per core when it loads; a one-shot search does no BLAS work, and the
         # start-up costs ~60 ms on 2 busy cores (bench_cli_search.py). A user's own setting wins.

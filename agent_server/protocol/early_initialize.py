@@ -75,8 +75,8 @@ def _read_first_message() -> tuple[bytes, dict[str, Any] | None]:
     return buf, message if isinstance(message, dict) else None
 
 
-def take(version: str) -> None:
-    """Read the first message; if it is a well-formed `initialize`, answer it now. Never raises."""
+def take(version: str, wire_fd: int = 1) -> None:
+    """Read the first message; if it is a well-formed `initialize`, answer it now on `wire_fd`. Never raises."""
     global pending
     if os.environ.get(OFF_SWITCH) == "0":
         return
@@ -98,7 +98,7 @@ def take(version: str) -> None:
     }
     body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": result}, separators=(",", ":")).encode()
     try:
-        os.write(1, _HEADER % len(body) + body)
+        os.write(wire_fd, _HEADER % len(body) + body)
     except OSError:
         return
     pending = Early(prefix=prefix, answered_id=msg_id)

@@ -33,13 +33,16 @@ def workspace(tmp_path: Path) -> Path:
 async def start(tmp_path: Path, fake_llm: FakeLLMServer) -> AsyncIterator[Start]:
     procs: list[AcpProcess] = []
 
-    async def run(base_url: str | None = None, model: str | None = None) -> AcpProcess:
+    async def run(
+        base_url: str | None = None, model: str | None = None, extra_env: dict[str, str] | None = None
+    ) -> AcpProcess:
         args = ["--provider", "ollama", "--base-url", base_url or fake_llm.url, "--model", model or "qwen3:8b"]
         env = {
             "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db"),
             "AGENT_SERVER_INDEX__ENABLED": "false",
             "AGENT_SERVER_LLM__TOOL_MODE": "native",
             "HOME": str(tmp_path),
+            **(extra_env or {}),
         }
         proc = await AcpProcess.start(args, env, tmp_path)
         procs.append(proc)
@@ -255,6 +258,32 @@ async def test_nothing_but_json_rpc_on_stdout_even_from_child_processes(
     # Every line the reader saw parsed as JSON-RPC (it asserts); the command's output is in the tool result.
     results = [u for u in proc.updates(sid) if u["sessionUpdate"] == "tool_call_update" and u.get("content")]
     assert "to-the-pipe" in json.dumps(results)
+
+
+# A library that writes to file descriptor 1 while the agent is still loading (the moment the full CLI starts to
+# import, long before the ACP loop runs).
+STRAY_WHILE_LOADING = """
+import os, sys, threading, time
+def _stray():
+    deadline = time.monotonic() + 20
+    while "agent_server.cli" not in sys.modules and time.monotonic() < deadline:
+        time.sleep(0.001)
+    os.write(1, b"STRAY BYTES WHILE LOADING\\n")
+threading.Thread(target=_stray, daemon=True).start()
+"""
+
+
+async def test_a_library_writing_to_stdout_while_the_agent_loads_never_reaches_the_client(
+    start: Start, workspace: Path, tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(STRAY_WHILE_LOADING)
+    proc = await start(extra_env={"PYTHONPATH": str(site)})
+    await _init(proc)  # the reader asserts every stdout line is JSON-RPC
+    assert (await _new(proc, workspace)).startswith("sess_")
+    procs_stderr = await proc.close()
+    assert "STRAY BYTES WHILE LOADING" in procs_stderr
 
 
 async def _allow(params: dict[str, Any]) -> dict[str, Any]:

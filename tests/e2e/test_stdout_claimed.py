@@ -8,10 +8,16 @@ from pathlib import Path
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.fakes.fake_llm import FakeLLMServer
 
+# A library that writes while the server is still loading (the moment pygls is imported, long before the server
+# is built), and a print once it runs.
 STRAY = """
-import os, threading, time
+import os, sys, threading, time
 def _stray():
-    time.sleep(float(os.environ.get("STRAY_AFTER", "1.5")))
+    deadline = time.monotonic() + 20
+    while "pygls" not in sys.modules and time.monotonic() < deadline:
+        time.sleep(0.001)
+    os.write(1, b"STRAY BYTES WHILE LOADING\\n")
+    time.sleep(1.5)
     os.write(1, b"STRAY BYTES FROM A LIBRARY\\n")
     print("a stray print", flush=True)
 threading.Thread(target=_stray, daemon=True).start()
@@ -33,4 +39,5 @@ async def test_stray_writes_to_fd_1_go_to_stderr(
     assert server.proc.stderr is not None
     server.proc.terminate()
     err = await asyncio.wait_for(server.proc.stderr.read(), 30)
+    assert b"STRAY BYTES WHILE LOADING" in err
     assert b"STRAY BYTES FROM A LIBRARY" in err and b"a stray print" in err
