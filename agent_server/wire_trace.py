@@ -24,8 +24,9 @@ CONTENT_KEYS = frozenset(
         "text", "content", "contents", "oldText", "newText", "old_text", "new_text", "data", "blob", "output",
         "thinking", "insertText", "newName", "prompt", "message", "summary", "answer",
         # Command lines and what is built from them or from the conversation: a command can carry a token
-        # (`curl -H "Authorization: …"`), a tool card's title is the command, a session's title is the prompt.
-        "args", "title", "cmd", "commandLine", "arguments",
+        # (`curl -H "Authorization: …"`), a tool card's title is the command, a session's title is the prompt, and
+        # a permission request's `_meta.why` quotes each segment of the command it asks about.
+        "args", "title", "cmd", "commandLine", "arguments", "why",
     }
 )  # fmt: skip
 # A tool call's arguments (`rawInput` in ACP, `arguments` in the LLM wire) are the model's: a command, a pattern, a
