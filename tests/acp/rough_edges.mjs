@@ -14,8 +14,11 @@ const cfg = JSON.parse(process.argv[2]);
 const summary = {};
 const { script, chatCount, lastChatRequest } = fakeLLM(cfg.fakeUrl);
 
+const editors = []; // their stderr is shown when a scenario fails
+
 async function session(caps, extraArgs = []) {
   const ed = new Editor(cfg, caps);
+  editors.push(ed);
   ed.extraArgs = extraArgs;
   await ed.start();
   await ed.initialize();
@@ -180,7 +183,37 @@ async function repeatedBlock() {
   await ed.stop();
 }
 
-const scenarios = { permissionKinds, thinkingOption, planMode, avanteWrapped, traceCommands, repeatedBlock };
+// --- the server's own instructions copied back are no answer; the session is named by what the user typed --------
+
+async function echoedInstructions() {
+  const leap = path.join(cfg.workspace, "leap.py");
+  fs.writeFileSync(leap, "def is_leap(year):\n    return False\n");
+  const fixed = "def is_leap(year):\n    return year % 4 == 0\n";
+  const { ed, sid } = await session({});
+  await script({ text: cfg.echo }, { text: `leap.py\n\`\`\`python\n${fixed}\`\`\`\n` }, { text: "Done." });
+  const answer = await ed.prompt(sid, "Fix is_leap in leap.py");
+  summary.echo = { stopReason: answer.stopReason, text: answer.text };
+  assert.equal(fs.readFileSync(leap, "utf8"), fixed, `the turn ended with the instructions as its answer: ${answer.text}`);
+  const titles = answer.updates.filter((u) => u.sessionUpdate === "session_info_update" && u.title).map((u) => u.title);
+  summary.titles = titles;
+  assert.deepEqual(titles, ["Fix is_leap in leap.py"]);
+  // A question is sent after the files it is about ("The files: …" first): still named by the question.
+  const asking = (await ed.agent.request("session/new", { cwd: cfg.workspace, mcpServers: [] })).sessionId;
+  await script({ text: "It says whether a year is a leap year." });
+  const question = await ed.prompt(asking, "What does leap.py do?");
+  assert.ok((await lastChatRequest()).messages.at(-1).content.startsWith("The files:"), "the files came first");
+  summary.questionTitles = question.updates.filter((u) => u.sessionUpdate === "session_info_update" && u.title)
+    .map((u) => u.title);
+  const listed = (await ed.agent.request("session/list", { cwd: cfg.workspace })).sessions;
+  summary.listed = listed.map((x) => x.title);
+  assert.equal(listed.find((x) => x.sessionId === sid).title, "Fix is_leap in leap.py");
+  assert.equal(listed.find((x) => x.sessionId === asking).title, "What does leap.py do?");
+  await ed.stop();
+}
+
+const scenarios = {
+  permissionKinds, thinkingOption, planMode, avanteWrapped, traceCommands, repeatedBlock, echoedInstructions,
+};
 
 try {
   await scenarios[cfg.scenario]();
@@ -188,5 +221,6 @@ try {
 } catch (err) {
   process.stdout.write(JSON.stringify(summary) + "\n");
   console.error(err);
+  for (const ed of editors) console.error(`--- agent stderr ---\n${ed.stderr.slice(-3000)}`);
   process.exit(1);
 }

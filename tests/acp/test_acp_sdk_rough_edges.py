@@ -9,7 +9,9 @@ tests/acp/rough_edges.mjs per test, and every message on the wire is checked aga
 - plan mode: an answer that says what would change is the plan, never followed by "call the tools" nudges;
 - avante's `<previous_user_message>` prompts: a wrapped `/mode plan` runs, the history is not sent again;
 - the DEBUG trace (`--log-level DEBUG --log-file`) holds no command line, though the client is shown it;
-- a 97-character block repeated 37 times is cut: the user sees the stop and fewer copies."""
+- a 97-character block repeated 37 times is cut: the user sees the stop and fewer copies;
+- the files format's instructions copied back by the model are no answer (it is asked again and the file is fixed),
+  and the session is named by what the user typed, never "The files:"."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from agent_server.turn import prompts
 from tests.acp import sdk, wire
 from tests.fakes.fake_llm import FakeLLMServer, FakeModel
 
@@ -34,7 +37,7 @@ pytestmark = [
 ]
 
 
-def run(scenario: str, tmp_path: Path) -> dict[str, Any]:
+def run(scenario: str, tmp_path: Path, **env: str) -> dict[str, Any]:
     """One scenario of rough_edges.mjs against a fresh fake LLM; its summary (the wire checked against the schema)."""
     sdk.install()
     workspace = tmp_path / "workspace"
@@ -52,12 +55,15 @@ def run(scenario: str, tmp_path: Path) -> dict[str, Any]:
                 "AGENT_SERVER_AGENT__EDIT_FORMAT": "tools",
                 "HOME": str(tmp_path),
                 "PYTHONPATH": os.pathsep.join(sys.path),
+                **env,
             },
             "fakeUrl": fake.url,
             "workspace": str(workspace),
             "wireLog": str(wire_log),
             "traceLog": str(tmp_path / "trace.log"),
             "secret": SECRET,
+            # what a small model copied back (turn/prompts.py): the files format's own instructions
+            "echo": prompts.FILES_WHOLE_ONE.format(path="leap.py") + "\n" + prompts.FILES_NUDGE,
         }
         done = subprocess.run(
             [sdk.NODE or "node", str(HERE / "rough_edges.mjs"), json.dumps(config)],
@@ -104,3 +110,8 @@ def test_the_debug_trace_keeps_no_command_line_the_client_was_shown(tmp_path: Pa
 
 def test_a_block_repeated_back_to_back_is_cut_and_the_user_told(tmp_path: Path) -> None:
     assert run("repeatedBlock", tmp_path)["repeat"]["copies"] < 30
+
+
+def test_instructions_copied_back_are_no_answer_and_the_title_is_what_the_user_typed(tmp_path: Path) -> None:
+    summary = run("echoedInstructions", tmp_path, AGENT_SERVER_AGENT__EDIT_FORMAT="files")
+    assert summary["titles"] == ["Fix is_leap in leap.py"]
