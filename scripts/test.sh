@@ -13,10 +13,23 @@ step mypy
 # and verified once, cached outside the clone by hash; ~20 s cold); if this fails, the lane's fixture tries again and
 # fails the lane (it never skips in CI). No source build unless AGENT_SERVER_LLAMA_BUILD=1.
 step bash scripts/real_llm.sh
-echo "== pytest"
-pytest -q -p no:cacheprovider "$@"
-rc=$?
-if [ $rc -eq 5 ]; then echo "pytest collected no tests: that is a failure"; status=1; elif [ $rc -ne 0 ]; then status=1; fi
+run_pytest() {
+  pytest -q -p no:cacheprovider "$@"
+  local rc=$?
+  if [ $rc -eq 5 ]; then echo "pytest collected no tests: that is a failure"; status=1; elif [ $rc -ne 0 ]; then status=1; fi
+}
+if [ $# -gt 0 ]; then
+  echo "== pytest $*"
+  run_pytest "$@"
+else
+  # Most tests wait on a server subprocess (its start-up, the fake LLM's stream), so two workers (pytest-xdist) take
+  # about half the time on CI's 2 cores. The real_llm lane runs alone afterwards: its tests share one llama.cpp
+  # server per model and need the cores for the model.
+  echo "== pytest: all but the real_llm lane, ${PYTEST_WORKERS:-2} workers"
+  run_pytest -n "${PYTEST_WORKERS:-2}" -m "not real_llm" --durations=25
+  echo "== pytest: the real_llm lane"
+  run_pytest -m real_llm --durations=15
+fi
 if [ "${SKIP_VSCODE:-0}" != "1" ]; then
   step bash editors/vscode/scripts/e2e.sh
 fi

@@ -149,7 +149,9 @@ class LspClient:
     def text(self, session_id: str | None = None, kind: str = "agent_message_chunk") -> str:
         return "".join(u["content"]["text"] for u in self.updates(session_id) if u["sessionUpdate"] == kind)
 
-    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 10) -> None:
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 30) -> None:
+        # 30 s: a condition that holds arrives in milliseconds; the bound only decides how long a failure takes to
+        # show, and a 2-core CI machine under load can take seconds to start a server and answer.
         deadline = time.monotonic() + timeout
         while not predicate():
             if time.monotonic() > deadline:

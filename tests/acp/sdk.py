@@ -5,6 +5,7 @@ Both the SDK-driven session test and the schema check of unstable methods (the S
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 import threading
@@ -21,7 +22,10 @@ def install() -> Path:
     """`npm ci` once (again when the lockfile is newer than the install); returns the SDK's folder."""
     marker = SDK_DIR / "package.json"
     lock = HERE / "package-lock.json"
-    with _lock:
+    # A thread lock for tests in one process, a file lock for pytest-xdist's workers (two `npm ci` in one folder
+    # would break each other's node_modules).
+    with _lock, open(HERE / ".npm-install.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
         if not marker.exists() or marker.stat().st_mtime < lock.stat().st_mtime:
             if NPM is None:
                 raise RuntimeError("the ACP TypeScript SDK is needed here and npm is not on PATH (node 20+ with npm)")

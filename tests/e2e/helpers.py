@@ -17,6 +17,13 @@ from tests.lsp_client import LspClient
 PERMISSION = "agent/session/request_permission"
 
 
+# How long a request may wait while the server is busy with something else (a hostile answer being read, a cancel
+# taking effect) before that counts as blocked. The failures these bounds catch took 10 s or more (the whole stream,
+# a 30 s command, 14-22 s of parsing on the event loop); a healthy answer takes milliseconds, but on CI's 2 shared
+# cores a test process can be descheduled for a second, so the bound is not set near 1 s.
+ANSWERED_MEANWHILE_S = 3.0
+
+
 def prompt_params(session_id: str, text: str) -> dict[str, object]:
     return {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}
 

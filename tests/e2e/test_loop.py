@@ -13,6 +13,7 @@ import pytest
 
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import (
+    ANSWERED_MEANWHILE_S,
     answer_permissions,
     assert_history_consistent,
     final_tool_updates,
@@ -353,7 +354,7 @@ async def test_cancel_during_a_command_kills_its_process_group(
     pgid = int((workspace / "pgid.txt").read_text().split()[0])
     await _wait_for_members(pgid, 3)
     elapsed = await _cancel(client, sid, fut)
-    assert elapsed < 1.0, f"cancel took {elapsed:.3f}s"
+    assert elapsed < ANSWERED_MEANWHILE_S, f"cancel took {elapsed:.3f}s"
     for _ in range(60):  # polling /proc: the group's end has no event to wait on
         if not _group_members(pgid):
             break

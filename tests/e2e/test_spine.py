@@ -14,6 +14,7 @@ import pytest
 
 from tests.acp_schema import validate
 from tests.e2e.conftest import Start, llm_options, new_session
+from tests.e2e.helpers import ANSWERED_MEANWHILE_S
 from tests.fakes.fake_llm import Delay, FakeLLMServer, Reply, Text, Thinking
 from tests.lsp_client import LspClient, RpcError
 
@@ -84,7 +85,7 @@ async def test_cancel_notification_ends_turn_as_cancelled(
     result = await asyncio.wait_for(fut, 5)
     elapsed = time.perf_counter() - sent
     assert result == {"stopReason": "cancelled"}
-    assert elapsed < 0.5, f"cancel took {elapsed:.3f}s"
+    assert elapsed < ANSWERED_MEANWHILE_S, f"cancel took {elapsed:.3f}s"
     request = fake_llm.chat_requests()[0]
     assert request.wait_done(5) and request.disconnected, "the HTTP stream to the LLM server was not closed"
     # The session is still usable.
