@@ -40,6 +40,7 @@ from ..messages import Message, TextDelta, Usage
 from ..tools.base import PAGE_CHARS
 from ..tools.lean import lean_specs
 from . import prompts
+from .edit_formats.registry import of as edit_format
 from .live_session import PrefixChoice
 
 if TYPE_CHECKING:
@@ -111,9 +112,7 @@ class ContextStep:
             system += self.system_extra
         if self.prompt_tools and specs:
             system += "\n\n" + render_tool_prompt(specs)
-        if self.settings.agent.edit_format == "files":
-            system += prompts.FILES_FORMAT
-        return system
+        return system + edit_format(self.settings.agent.edit_format).instructions
 
     async def prepare(self, turn: Turn) -> tuple[list[Message], list[ToolSpec], int | None]:
         self._turn = turn
@@ -168,15 +167,15 @@ class ContextStep:
         if self.prompt_tools:
             messages = as_plain_chat(messages)
             specs = []
-        elif self.settings.agent.edit_format == "files":
-            messages = as_files_chat(messages)
+        else:
+            messages = edit_format(self.settings.agent.edit_format).replay(messages)
         return messages, specs, self._num_ctx
 
     async def _prefix_tools(self, turn: Turn, reserve: int) -> list[ToolSpec]:
         """The session's tools: chosen at its first round (measured against the window) and then kept, so every
         request of the session starts with the same bytes whatever the user asks next."""
-        if self.settings.agent.edit_format == "files":
-            return []  # the model edits by answering with the files it was shown (turn/edit_blocks.py)
+        if edit_format(self.settings.agent.edit_format).edits_in_text:
+            return []  # the model edits in its answer's text, with no tool definitions
         choice = turn.session.prefix
         if choice is not None and choice.offered == frozenset(turn.tools.names()) and choice.lean == self.lean:
             self.tight = choice.tight
@@ -238,8 +237,8 @@ class ContextStep:
 
     async def select_tools(self, turn: Turn, limit: int | None = None) -> list[ToolSpec]:
         """All tools, or the most relevant `tools.max_per_request` of them (loop-control tools always stay)."""
-        if self.settings.agent.edit_format == "files":
-            return []  # the model edits by answering with the files it was shown (turn/edit_blocks.py)
+        if edit_format(self.settings.agent.edit_format).edits_in_text:
+            return []  # the model edits in its answer's text, with no tool definitions
         specs = self._all_specs(turn)
         limit = limit or self.settings.tools.max_per_request
         if len(specs) <= limit:
@@ -320,27 +319,6 @@ async def summarize_with(provider: Provider, model: str, text: str, target_token
 
     await asyncio.wait_for(run(), timeout_s)
     return "".join(parts).strip()
-
-
-def as_files_chat(messages: list[Message]) -> list[Message]:
-    """For the `files` edit format: an answer whose file blocks became calls is sent back as the model wrote it, and
-    what the calls did as the user's reply. Sent as native tool calls, the chat template shows the model its own
-    answer as JSON calls, and a small model starts answering in JSON instead of files (seen with Qwen2.5-Coder-0.5B:
-    every later answer a run of `{"name": "write_file", ...}` lines until the token cap)."""
-    out: list[Message] = []
-    recovered: set[str] = set()  # ids of calls read from file blocks (a native call keeps its tool message)
-    for m in messages:
-        if m.role == "assistant" and m.tool_calls and m.meta.get("recovered_tool_calls"):
-            recovered.update(c.id for c in m.tool_calls)
-            out.append(replace(m, tool_calls=[]))
-        elif m.role == "tool" and m.tool_call_id in recovered:
-            if out and out[-1].meta.get("results"):  # one reply for all the blocks of one answer
-                out[-1] = replace(out[-1], content=f"{out[-1].content}\n{m.content}")
-            else:
-                out.append(Message(role="user", content=m.content, meta={"results": True}))
-        else:
-            out.append(m)
-    return out
 
 
 def as_plain_chat(messages: list[Message]) -> list[Message]:

@@ -4,16 +4,17 @@ Which one a model gets is decided by measurement (the scorecard: tests/benchmark
 family and size), not by guessing: first what a scorecard run on this machine remembered for the model in the store
 (`bench_scorecard.py --remember`), then `MEASURED`, the models for which the file format finished more tasks than
 tool calling in the project's own runs. Everything else keeps tool calling. `agent.edit_format` overrides the choice.
+What each format does is `edit_formats/` (the formats there are: `edit_formats/registry.py`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from ..llm import model_names
+from .edit_formats.registry import DEFAULT, FORMATS
 
-EditFormat = Literal["tools", "files"]
+EditFormat = str  # the name of a registered edit format (tests/benchmarks/scorecard/systems.py reads this name)
 
 # (model name pattern, format, what the scorecard showed): see docs/scorecard.md for the runs behind each line.
 MEASURED: list[tuple[re.Pattern[str], EditFormat, str]] = [
@@ -39,11 +40,11 @@ def choose(setting: str, model: str, remembered: str | None = None) -> EditForma
 def choose_why(setting: str, model: str, remembered: tuple[str, str] | None) -> tuple[EditFormat, str]:
     """`choose`'s format with the reason for it (what `agent-server doctor` says); `remembered` is the measured
     format and its evidence."""
-    if setting in ("tools", "files"):
-        return setting, f"agent.edit_format = {setting}"  # type: ignore[return-value]
-    if remembered and remembered[0] in ("tools", "files"):
-        return remembered[0], f"measured on this machine: {remembered[1]}"  # type: ignore[return-value]
+    if setting in FORMATS:
+        return setting, f"agent.edit_format = {setting}"
+    if remembered and remembered[0] in FORMATS:
+        return remembered[0], f"measured on this machine: {remembered[1]}"
     for pattern, fmt, why in MEASURED:
         if pattern.search(model):
             return fmt, why
-    return "tools", "nothing measured for this model"
+    return DEFAULT, "nothing measured for this model"

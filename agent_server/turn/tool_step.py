@@ -5,14 +5,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import acp
 from ..errors import SandboxError, ToolError
-from ..messages import ToolCall
+from ..messages import Message, ToolCall
 from ..tools.base import Tool, ToolContext, ToolResult
 from ..tools.editing import write_reviewed
+from .guards.guard import Guard
 from .permission_preview import Preview, ReviewTarget, preview
 from .review import BadReview, Reviewed, hunks, read_answer, resolve
 from .review import request_meta as review_meta
@@ -27,90 +29,121 @@ CHANGING_KINDS = {"edit", "delete", "move"}  # tools that surely change files
 DECLINED = "The user declined this {name} call. Do not retry it as is; adapt your approach or ask the user."
 DENIED = "Policy denies {name} here ({why}). Do not retry it; find another way or ask the user."
 BLOCKED = "A hook of the user blocked this {name} call: {why}. Do not retry it as is."
+MAX_STORED_DIFF = 200_000  # characters of old + new text kept with a tool result for replay
 
 
 def _error(text: str) -> ToolResult:
     return ToolResult(text=f"Error: {text}", is_error=True)
 
 
-async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
-    result: ToolResult
+async def run_tool_calls(turn: Turn, calls: list[ToolCall], guards: Sequence[Guard] = ()) -> list[ToolResult]:
+    """Run an answer's calls in order, recording each result (a loop-breaking tool's result is shown as the answer);
+    `guards` see each result first (after_tool_result)."""
+    results: list[ToolResult] = []
+    for index, call in enumerate(calls):
+        try:
+            result = await run_tool_call(turn, call, guards)
+        except asyncio.CancelledError:
+            # Keep the history consistent: every call gets a result, even the ones that never ran; and the card of
+            # the interrupted call does not stay "in progress" in the editor.
+            await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="failed"))
+            for pending in calls[index:]:
+                await turn.record(_tool_message(pending, "Error: cancelled by the user before it finished."))
+            raise
+        message = _tool_message(call, result.text)
+        diffs = [c.dump() for c in result.content if isinstance(c, acp.Diff)]
+        if diffs and sum(len(d.get("oldText") or "") + len(d["newText"]) for d in diffs) <= MAX_STORED_DIFF:
+            message.meta["diffs"] = diffs  # so a replayed session shows the edit, not just its summary
+        await turn.record(message)
+        if result.ends_turn:
+            await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=result.text)))
+        results.append(result)
+    return results
+
+
+def _tool_message(call: ToolCall, text: str) -> Message:
+    return Message(role="tool", content=text, tool_call_id=call.id, tool_name=call.name)
+
+
+async def run_tool_call(turn: Turn, call: ToolCall, guards: Sequence[Guard] = ()) -> ToolResult:
+    """One call: checked, judged by the hooks and the policy, asked about, run, shown. `guards` see the result before
+    the model and the user do (the loop's; a check the turn runs itself passes none)."""
     tool = turn.tools.get(call.name)
+    await _announce(turn, call, tool)
     if tool is None:
         names = ", ".join(sorted(turn.tools.names()))
-        result = _error(f"unknown tool '{call.name}'. Available tools: {names}")
-        await _announce(turn, call, None)
-        await _finish(turn, call, result)
-        return result
-    await _announce(turn, call, tool)
+        return await _fail(turn, call, _error(f"unknown tool '{call.name}'. Available tools: {names}"))
     if call.arguments_error:
-        result = _error(
-            f"the arguments of {call.name} are not valid JSON ({call.arguments_error}). Send a JSON object."
-        )
-        await _finish(turn, call, result)
-        return result
+        why = f"the arguments of {call.name} are not valid JSON ({call.arguments_error}). Send a JSON object."
+        return await _fail(turn, call, _error(why))
     problem = turn.tools.validate(tool, call.arguments)
     if problem:
-        result = _error(f"invalid arguments for {call.name}: {problem}")
-        await _finish(turn, call, result)
-        return result
-
+        return await _fail(turn, call, _error(f"invalid arguments for {call.name}: {problem}"))
     if turn.before_tool is not None and (blocked := await turn.before_tool(tool, call)) is not None:
         result = _error(BLOCKED.format(name=call.name, why=blocked))
-        await _finish(turn, call, result, rejected=Rejection("policy", f"a hook blocked it: {blocked}"))
-        return result
+        return await _fail(turn, call, result, Rejection("policy", f"a hook blocked it: {blocked}"))
     decision = turn.policy.decide(tool, call.arguments, turn.session.cwd)
     if decision == "deny":
         result = _error(DENIED.format(name=call.name, why="a deny rule matches"))
-        await _finish(turn, call, result, rejected=POLICY_REJECTION)
-        return result
-    reviewed: Reviewed | None = None
-    shown: Preview | None = None
-    if decision == "ask":
-        try:
-            shown = await preview(_context(turn), tool, call.arguments)
-        except ToolError as exc:  # it would fail anyway: say so instead of asking about it
-            result = _error(str(exc))
-            await _finish(turn, call, result)
-            return result
-        except Exception:  # a broken preview must not cost the question; ask without it
-            log.exception("could not compute the preview of %s", call.name)
-            shown = None
-        key = _approval_key(call)
-        allowed = turn.answers.get(key)
-        if allowed is None:  # the same call again in this turn is not asked twice
-            answer = await _ask(turn, call, tool, shown)
-            allowed = answer.allowed
-            try:
-                reviewed = _reviewed(shown, answer)
-            except BadReview as exc:
-                log.warning("the review in the answer to %s is not usable: %s", call.name, exc)
-                result = _error(f"the editor's reviewed version of this change was not usable ({exc}); nothing "
-                                "was written")  # fmt: skip
-                await _finish(turn, call, result)
-                return result
-            if reviewed is None:  # an edited answer is not an answer to the next identical call
-                turn.answers[key] = allowed
-        if not allowed:
-            result = _error(DECLINED.format(name=call.name))
-            await _finish(turn, call, result, rejected=USER_REJECTION)
-            return result
+        return await _fail(turn, call, result, POLICY_REJECTION)
+    approval = await _approve(turn, call, tool) if decision == "ask" else Approval()
+    if approval.refused is not None:
+        return approval.refused
+    return await _execute(turn, call, tool, approval, guards)
 
+
+@dataclass
+class Approval:
+    """The user's answer about one call: what they were shown, their review of it, or the result of a refusal."""
+
+    shown: Preview | None = None
+    reviewed: Reviewed | None = None
+    refused: ToolResult | None = None
+
+
+async def _approve(turn: Turn, call: ToolCall, tool: Tool) -> Approval:
+    """Ask the user (not twice about the same call in a turn), showing what the call would do."""
+    try:
+        shown = await preview(_context(turn), tool, call.arguments)
+    except ToolError as exc:  # it would fail anyway: say so instead of asking about it
+        return Approval(refused=await _fail(turn, call, _error(str(exc))))
+    except Exception:  # a broken preview must not cost the question; ask without it
+        log.exception("could not compute the preview of %s", call.name)
+        shown = None
+    reviewed: Reviewed | None = None
+    key = _approval_key(call)
+    allowed = turn.answers.get(key)
+    if allowed is None:  # the same call again in this turn is not asked twice
+        answer = await _ask(turn, call, tool, shown)
+        allowed = answer.allowed
+        try:
+            reviewed = _reviewed(shown, answer)
+        except BadReview as exc:
+            log.warning("the review in the answer to %s is not usable: %s", call.name, exc)
+            result = _error(f"the editor's reviewed version of this change was not usable ({exc}); nothing "
+                            "was written")  # fmt: skip
+            return Approval(refused=await _fail(turn, call, result))
+        if reviewed is None:  # an edited answer is not an answer to the next identical call
+            turn.answers[key] = allowed
+    if not allowed:
+        return Approval(refused=await _fail(turn, call, _error(DECLINED.format(name=call.name)), USER_REJECTION))
+    return Approval(shown, reviewed)
+
+
+async def _execute(turn: Turn, call: ToolCall, tool: Tool, approval: Approval, guards: Sequence[Guard]) -> ToolResult:
     if turn.checkpoint is not None and tool.kind not in UNCHANGING_KINDS:
         await turn.checkpoint(tool, call.arguments)  # the workspace as it was, before the turn's first change
     after_edit = await turn.watch_edit(tool, call.arguments) if turn.watch_edit is not None else None
     await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="in_progress"))
     ctx = _context(turn)
     ctx.call_id = call.id
+    shown, reviewed = approval.shown, approval.reviewed
     if reviewed is not None and shown is not None and shown.review is not None:
         result = await _write_reviewed(ctx, shown.review, reviewed)
     else:
         result = await turn.tools.execute(ctx, call.name, call.arguments)
-    if (
-        not result.is_error
-        and (seen := turn.looks.result(call, tool.kind, result.text, turn.round, turn.prompt)) is not result.text
-    ):
-        result = ToolResult(text=seen)  # the same look as before: a pointer to it, not the whole result again
+    for guard in guards:
+        result = await guard.after_tool_result(turn, call, tool, result)
     if tool.kind in CHANGING_KINDS and not result.is_error:
         turn.changed = True  # agent.verify_command runs when the model is done
     if after_edit is not None and not result.is_error:
@@ -120,6 +153,12 @@ async def run_tool_call(turn: Turn, call: ToolCall) -> ToolResult:
     await _finish(turn, call, result)
     if result.plan is not None:
         await turn.relay.send(acp.PlanUpdate(entries=result.plan))
+    return result
+
+
+async def _fail(turn: Turn, call: ToolCall, result: ToolResult, rejected: Rejection | None = None) -> ToolResult:
+    """Show a call that did not run (or failed before it could) with its result, and return that result."""
+    await _finish(turn, call, result, rejected)
     return result
 
 

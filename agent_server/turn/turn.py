@@ -86,3 +86,11 @@ class Turn:
     # After a nudge to use a tool (a deflection, an unread file, a call of a non-tool), the next request requires a
     # tool call: a small model that answered in prose twice usually does so a third time unless the server insists.
     require_tool: bool = False
+
+    def take(self, kind: str, cap: int) -> bool:
+        """Count one more use of the robustness path `kind`; False (and nothing counted) once `cap` were used."""
+        used = self.nudges.get(kind, 0)
+        if used >= cap:
+            return False
+        self.nudges[kind] = used + 1
+        return True

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .checks import run_check
+from .guards.guard import Guard, Verdict
 
 if TYPE_CHECKING:
     from .turn import Turn
@@ -33,3 +34,12 @@ async def verify(turn: Turn) -> str | None:
         f"The check `{command}` failed (exit code {run.exit_code}) after your changes. Fix the cause, then say "
         f"you are done again.\n{output}"
     )
+
+
+class VerifyCommand(Guard):
+    """At the end of the turn: a failed `agent.verify_command` sends the model back to work with its output (the
+    user saw it in the check's card: the nudge is not shown again)."""
+
+    async def at_end(self, turn: Turn) -> Verdict | None:
+        failed = await verify(turn)
+        return None if failed is None else Verdict(nudge=failed, quiet=True, flag="verify")

@@ -3,13 +3,14 @@ ScriptedProvider, and a client that records what a face would show. No HTTP serv
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from agent_server import acp
 from agent_server.client_contract import ClientFeatures, FileChange
+from agent_server.config import Settings
 from agent_server.config_layers import load_layers
 from agent_server.llm.scripted import ScriptedProvider
 from agent_server.session.service import AgentService
@@ -80,12 +81,18 @@ class _Quiet:
 
 @asynccontextmanager
 async def scripted_service(
-    workspace: Path, provider: ScriptedProvider, client: RecordingClient, **sections: dict[str, Any]
+    workspace: Path,
+    provider: ScriptedProvider,
+    client: RecordingClient,
+    adjust: Callable[[Settings], Settings] | None = None,
+    **sections: dict[str, Any],
 ) -> AsyncIterator[AgentService]:
-    """An AgentService for `workspace` whose every model call `provider` answers; `sections` are settings."""
+    """An AgentService for `workspace` whose every model call `provider` answers; `sections` are settings, and
+    `adjust` changes them past validation (a value the config does not know yet, such as a test's edit format)."""
     overrides = {"store": {"path": str(workspace.parent / "agent.db")}, "index": {"enabled": False}, **sections}
     loaded = load_layers(workspace, cli_overrides=overrides, environ={}, user_file=workspace.parent / "none.toml")
-    service = AgentService(loaded.settings, [workspace], client)
+    settings = adjust(loaded.settings) if adjust is not None else loaded.settings
+    service = AgentService(settings, [workspace], client)
     service.endpoint.use(provider, provider.info.name, provider.info)
     try:
         yield service

@@ -4,7 +4,7 @@ user's reply; never JSON tool calls, which a small model copies instead of answe
 from __future__ import annotations
 
 from agent_server.messages import Message, ToolCall
-from agent_server.turn.context_step import as_files_chat
+from agent_server.turn.edit_formats.files import as_files_chat
 
 ANSWER = "leap.py\n```python\ndef leap_year(y):\n    return True\n```\n\nutil.py\n```python\nX = 1\n```"
 

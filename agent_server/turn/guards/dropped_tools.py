@@ -13,11 +13,11 @@ import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
-from ... import acp
 from ...context import estimate_tools
 from ...llm.base import ChatRequest, ModelInfo
 from ...llm.capabilities import CapabilityCache
 from ...messages import Usage
+from .guard import Answer, Guard, Verdict
 
 if TYPE_CHECKING:
     from ..turn import Turn
@@ -38,19 +38,30 @@ def tools_were_dropped(request: ChatRequest, usage: Usage) -> tuple[bool, int]:
     return needed >= MIN_TOOL_TOKENS and usage.prompt_tokens < needed * DROPPED_RATIO, needed
 
 
-async def switch_if_dropped(turn: Turn, request: ChatRequest, usage: Usage) -> bool:
-    """True when the tools were dropped and the model now uses prompt-based tools (the round should be redone)."""
+class DroppedTools(Guard):
+    """A reply without calls to a request whose tools the server dropped: the model switches to prompt-based tools
+    and the round is asked again (the reply is not kept: the model never saw the tools)."""
+
+    async def after_reply(self, turn: Turn, answer: Answer) -> Verdict | None:
+        if answer.message.tool_calls:
+            return None
+        note = switch_if_dropped(turn, answer.request, answer.reply.usage)
+        return None if note is None else Verdict(note=f"\n\n{note}\n\n")
+
+
+def switch_if_dropped(turn: Turn, request: ChatRequest, usage: Usage) -> str | None:
+    """When the tools were dropped and the model now uses prompt-based tools: the note that tells the user."""
     dropped, needed = tools_were_dropped(request, usage)
     if not dropped:
-        return False
+        return None
     what = (
         f"the server evaluated a {usage.prompt_tokens}-token prompt, but the {len(request.tools)} tool definitions "
         f"alone need about {needed} tokens: the chat template of {turn.model} dropped them"
     )
     if turn.settings.llm.tool_mode == "native":
-        if _first(turn, "dropped_tools_warned"):
+        if turn.take("dropped_tools_warned", 1):
             log.warning("%s; llm.tool_mode is 'native', so native tools stay on", what)
-        return False
+        return None
     info = turn.context.model_info
     if info is None:
         info = turn.context.model_info = ModelInfo(name=turn.model)
@@ -63,16 +74,7 @@ async def switch_if_dropped(turn: Turn, request: ChatRequest, usage: Usage) -> b
         remembered = dataclasses.replace(cached, supports_tools=False, details=details)
         cache.put(turn.provider.base_url, turn.model, remembered)
     log.warning("%s; switching to prompt-based tools", what)
-    note = (
+    return (
         f"[agent-server: {what}. Switching {turn.model} to prompt-based tools (the tools are described in the "
         "prompt) and asking again; set llm.tool_mode to override.]"
     )
-    await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=f"\n\n{note}\n\n")))
-    return True
-
-
-def _first(turn: Turn, kind: str) -> bool:
-    if turn.nudges.get(kind):
-        return False
-    turn.nudges[kind] = 1
-    return True

@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 from .. import prompts
+from .guard import Answer, Guard, Verdict
+
+if TYPE_CHECKING:
+    from ..turn import Turn
 
 MIN_SENTENCE = 30  # shorter sentences ("Do not change x.") are too common to call an echo
 ECHO_SHARE = 0.5  # of the answer's words, at least this share must be copied instructions
@@ -69,3 +74,13 @@ NUDGE = (
     "Your answer repeated my instructions instead of following them. Do what the request asks now: "
     "answer it, or reply with the changed file as the instructions say."
 )
+
+
+class EchoedInstructions(Guard):
+    """The instructions copied back are no answer: the model is asked once more."""
+
+    async def tool_free_answer(self, turn: Turn, answer: Answer) -> Verdict | None:
+        said = instruction_sentences(turn.context.system_prompt)
+        if is_echo(answer.message.content, said) and turn.take("echo", 1):
+            return Verdict(nudge=NUDGE)
+        return None

@@ -1,4 +1,5 @@
-"""What the turn loop does when the model loops: a repeating stream is cut, a repeated tool call is nudged, then cut.
+"""What the turn does when the model loops: a repeating stream is cut, a repeated tool call is nudged, then cut, and
+the same look again gets a pointer to the result it already has.
 
 Stop reasons (ACP has no "loop" reason; these are the honest nearest ones):
 - a looping stream ends the turn with `max_tokens`: the answer was cut before the model finished it, as a token
@@ -10,55 +11,68 @@ Both leave a visible note in the chat and a consistent history (every recorded c
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from ... import acp
 from ...messages import Message, ToolCall
-from ..model_call import ModelReply
+from ...tools.base import Tool, ToolResult
+from .guard import Answer, Guard, Verdict
 from .repeated_calls import NOT_RUN
 from .repetition import trimmed
 
 if TYPE_CHECKING:
-    from ..turn import StopReason, Turn
-
-CallTools = Callable[["Turn", list[ToolCall]], Awaitable[bool]]
+    from ..turn import Turn
 
 
-async def end_looping_answer(turn: Turn, reply: ModelReply) -> StopReason:
-    """The stream was stopped by the repetition guard: keep the answer up to the loop, tell the user, end the turn."""
-    loop = reply.loop
-    assert loop is not None
-    message = reply.message
-    if reply.loop_in == "thinking":
-        message.thinking = trimmed(message.thinking, loop)
-    else:
-        message.content = trimmed(message.content, loop)
-    message.tool_calls = []
-    message.meta["repetition"] = {"span": loop.span[:200], "repeats": loop.repeats, "in": reply.loop_in}
-    await turn.record(message)
-    note = (
-        f"Stopped early: {loop.describe()} (a generation loop). Send a message to continue, or rephrase the "
-        "request; a larger model or a lower temperature loops less."
-    )
-    await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=f"\n\n[agent-server: {note}]")))
-    return "max_tokens"
+class LoopingStream(Guard):
+    """The stream was stopped by the repetition guard (model_call.py watches it): keep the answer up to the loop,
+    tell the user, end the turn."""
+
+    async def after_answer(self, turn: Turn, answer: Answer) -> Verdict | None:
+        reply = answer.reply
+        loop = reply.loop
+        if loop is None:
+            return None
+        message = reply.message
+        if reply.loop_in == "thinking":
+            message.thinking = trimmed(message.thinking, loop)
+        else:
+            message.content = trimmed(message.content, loop)
+        message.tool_calls = []
+        message.meta["repetition"] = {"span": loop.span[:200], "repeats": loop.repeats, "in": reply.loop_in}
+        await turn.record(message)
+        note = (
+            f"Stopped early: {loop.describe()} (a generation loop). Send a message to continue, or rephrase the "
+            "request; a larger model or a lower temperature loops less."
+        )
+        return Verdict(note=f"\n\n[agent-server: {note}]", stop="max_tokens")
 
 
-async def run_calls_guarded(turn: Turn, calls: list[ToolCall], call_tools: CallTools) -> StopReason | None:
-    """Run the reply's calls unless they repeat one call a fourth time in a row; None = the turn goes on."""
-    verdict, culprit = turn.repeats.check(calls)
-    if verdict == "stop" and culprit is not None:
+class RepeatingCalls(Guard):
+    """The reply's calls run unless they repeat one call a fourth time in a row (or a cycle a third time); the call
+    that repeats a third time runs, and the model is told after it."""
+
+    async def before_calls(self, turn: Turn, answer: Answer) -> Verdict | None:
+        calls = answer.message.tool_calls
+        verdict, culprit = turn.repeats.check(calls)
+        turn.repeats.nudge_due = culprit if verdict == "nudge" else None
+        if verdict != "stop" or culprit is None:
+            return None
         for call in calls:
             await turn.record(Message(role="tool", content=NOT_RUN, tool_call_id=call.id, tool_name=call.name))
-        await turn.relay.send(
-            acp.AgentMessageChunk(content=acp.TextContent(text=f"\n\n{turn.repeats.stop_note(culprit)}"))
-        )
-        return "max_turn_requests"
-    if await call_tools(turn, calls):
-        return "end_turn"
-    if verdict == "nudge" and culprit is not None:
-        nudge = turn.repeats.nudge_text(culprit)
-        await turn.record(Message(role="user", content=nudge, meta={"nudge": True}))
-        await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {nudge}]\n")))
-    return None
+        return Verdict(note=f"\n\n{turn.repeats.stop_note(culprit)}", stop="max_turn_requests")
+
+    async def after_calls(self, turn: Turn, answer: Answer) -> Verdict | None:
+        culprit, turn.repeats.nudge_due = turn.repeats.nudge_due, None
+        # A remark: what else the guards and the edit format make of the answer still holds.
+        return None if culprit is None else Verdict(nudge=turn.repeats.nudge_text(culprit), again=False)
+
+
+class LookedBefore(Guard):
+    """The same read or search as before, its result unchanged and still in the prompt: a pointer to it instead of
+    the whole result again (repeated_looks.py)."""
+
+    async def after_tool_result(self, turn: Turn, call: ToolCall, tool: Tool, result: ToolResult) -> ToolResult:
+        if result.is_error:
+            return result
+        seen = turn.looks.result(call, tool.kind, result.text, turn.round, turn.prompt)
+        return result if seen is result.text else ToolResult(text=seen)

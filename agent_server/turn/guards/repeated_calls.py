@@ -50,6 +50,7 @@ class CallRepeats:
     calls: list[str] = field(default_factory=list)
     culprits: list[ToolCall] = field(default_factory=list)
     cycle: list[ToolCall] = field(default_factory=list)  # the calls of the repeated block (for the texts)
+    nudge_due: ToolCall | None = None  # the call that earned the nudge, told after the calls ran (loop_guards.py)
 
     def check(self, calls: list[ToolCall]) -> tuple[Verdict, ToolCall | None]:
         """The verdict for a reply's calls, taken in order: "stop" if one of them repeats a call or a cycle once more

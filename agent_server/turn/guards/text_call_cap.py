@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ... import acp
-from ...messages import Message, ToolCall
+from ...messages import ToolCall
+from .guard import Answer, Guard, Verdict
 
 if TYPE_CHECKING:
     from ..turn import Turn
@@ -25,20 +25,18 @@ def capped(calls: list[ToolCall], cap: int) -> tuple[list[ToolCall], int]:
     return calls[:cap], max(0, len(calls) - cap)
 
 
-def note(ran: int, not_run: int, files: bool) -> str:
-    kind = "edit blocks" if files else "tool calls"
+def note(ran: int, not_run: int, noun: str) -> str:
     return (
-        f"Only the first {ran} of the {ran + not_run} {kind} in your answer were applied (at most {ran} per answer); "
+        f"Only the first {ran} of the {ran + not_run} {noun} in your answer were applied (at most {ran} per answer); "
         f"the other {not_run} were not applied. Send the ones still needed in your next answer."
     )
 
 
-async def tell_not_run(turn: Turn, answer: Message) -> bool:
-    """After the answer's calls ran: if some were cut, tell the model (and the user); True when it was told."""
-    not_run = int(answer.meta.get(NOT_RUN) or 0)
-    if not not_run:
-        return False
-    text = note(len(answer.tool_calls), not_run, turn.settings.agent.edit_format == "files")
-    await turn.record(Message(role="user", content=text, meta={"nudge": True}))
-    await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {text}]\n")))
-    return True
+class TextCallCap(Guard):
+    """After the answer's calls ran: if some were cut, the model (and the user) is told, and asked again."""
+
+    async def after_calls(self, turn: Turn, answer: Answer) -> Verdict | None:
+        not_run = int(answer.message.meta.get(NOT_RUN) or 0)
+        if not not_run:
+            return None
+        return Verdict(nudge=note(len(answer.message.tool_calls), not_run, answer.format.call_noun))

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...errors import SandboxError
 from ...messages import Message
 from ...tools.sandbox import read_regular
+from .guard import Answer, Guard, Verdict
+
+if TYPE_CHECKING:
+    from ..turn import Turn
 
 # `calc.py`, `src/app.ts`, `scripts/quickstart.sh`, `docs/`, `Makefile`-less names are not guessed.
 _PATHISH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z0-9]{1,10}|(?:[\w.-]+/)+[\w.-]+)(?![\w/-])")
@@ -72,3 +77,17 @@ def _shown(text: str, path: Path) -> bool:
     except (OSError, SandboxError):
         return False
     return any(len(line) >= SHOWN_LINE and line in text for line in (raw.strip() for raw in head.splitlines()))
+
+
+class UnlookedFiles(Guard):
+    """A finished-looking answer to a request that names workspace files no tool looked at: read them first (capped
+    with the deflection nudges). An edit format that shows the request's files in the prompt has looked at them."""
+
+    async def tool_free_answer(self, turn: Turn, answer: Answer) -> Verdict | None:
+        if answer.analysis.verdict != "ok" or "read_file" not in turn.tools.names() or answer.format.shows_files:
+            return None
+        request, looked = request_and_tools(turn.session.history)
+        files = [] if looked else named_files(request, turn.session.roots)
+        if files and turn.take("deflection", turn.settings.agent.deflection_retries):
+            return Verdict(nudge=unread_nudge(files), require_tool=True)
+        return None
