@@ -50,7 +50,7 @@ async def test_a_looping_thought_is_cut_too(server: LspClient, workspace: Path, 
 async def test_a_long_real_answer_with_tables_and_logs_is_not_cut(
     server: LspClient, workspace: Path, fake_llm: FakeLLMServer
 ) -> None:
-    from tests.agent.real_answers import ANSWERS
+    from tests.turn.guards.real_answers import ANSWERS
 
     answer = "\n\n".join(ANSWERS[k] for k in ("markdown_table", "repeated_log_lines", "python_code", "sql_inserts"))
     fake_llm.script(Reply.text(answer, pieces=len(answer) // 4, coalesce=16))

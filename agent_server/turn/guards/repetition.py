@@ -14,7 +14,7 @@ Signals, on the recent tail of the stream (checked every `CHECK_EVERY` character
 
 Inside a fenced code block only exact repeats count, with `CODE_FACTOR` times the thresholds: code repeats itself
 legitimately (a dozen identical log lines, test cases, data tables). Identical markdown table rows need as much.
-`tests/agent/test_repetition.py` runs the guard over real answers of every kind, the repository and the standard
+`tests/turn/guards/test_repetition.py` runs the guard over real answers of every kind, the repository and the standard
 library, none of which may be cut.
 """
 

@@ -11,9 +11,9 @@ import pytest
 from agent_server.messages import ToolCall
 from agent_server.turn.guards.repeated_calls import CallRepeats
 from agent_server.turn.guards.repetition import Loop, RepetitionGuard, trimmed
-from tests.agent.real_answers import ANSWERS, LOOPS
+from tests.turn.guards.real_answers import ANSWERS, LOOPS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RECORDED = ROOT / "tests" / "fakes" / "recorded"
 
 
