@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__, logging_setup, wire_trace
 from . import config as config_mod
-from .config_layers import LoadResult, load_layers, settle_trust
-from .errors import AgentServerError, ConfigError, LLMError, StoreError
+from .config_layers import LoadResult, load_layers
+from .errors import AgentServerError, ConfigError, LLMError
 
 if TYPE_CHECKING:
     from .headless import JsonClient
@@ -143,17 +143,14 @@ def cmd_chat(args: argparse.Namespace) -> int:
     except _BadFlags as exc:
         print(f"agent-server: {exc}", file=sys.stderr)
         return 2
-    loaded = _load_report(args, workspace)
     client = _chat_client(args)
-    for issue in loaded.issues:
-        print(f"agent-server: {issue}", file=sys.stderr)
     if not isinstance(client, JsonClient):
         try:
-            return asyncio.run(_chat(args, workspace, loaded, extra_rules, client, prompt))
+            return asyncio.run(_chat(args, workspace, extra_rules, client, prompt))
         except KeyboardInterrupt:
             return 130
     try:
-        return asyncio.run(_chat(args, workspace, loaded, extra_rules, client, prompt))
+        return asyncio.run(_chat(args, workspace, extra_rules, client, prompt))
     except LLMError as exc:
         return client.finish(None, error=str(exc), code=EXIT_MODEL_UNREACHABLE)
     except AgentServerError as exc:
@@ -162,35 +159,32 @@ def cmd_chat(args: argparse.Namespace) -> int:
         return client.finish("cancelled", code=EXIT_CANCELLED)
 
 
+def _say(text: str) -> None:
+    """The terminal face's notices (bad settings, trust, the store): stderr, so stdout stays the answer."""
+    print(f"agent-server: {text}", file=sys.stderr)
+
+
 async def _chat(
     args: argparse.Namespace,
     workspace: Path,
-    loaded: LoadResult,
     extra_rules: list[config_mod.ToolRule],
     client: TerminalClient | JsonClient,
     prompt: str | None,
 ) -> int:
     """One prompt (or a REPL without one) in a new or resumed session; the exit code of how it ended."""
     from . import acp
-    from .session.service import AgentService
+    from .host.face_host import FaceHost
     from .terminal import TerminalClient
 
-    async def notify(text: str) -> None:
-        print(f"agent-server: {text}", file=sys.stderr)
-
-    # The workspace file's risky settings: asked about on a terminal, ignored (with a notice) without one.
-    fresh = await settle_trust(loaded, lambda: _load_report(args, workspace), client.show_message_request, notify)
-    loaded = fresh or loaded
-    settings = loaded.settings
-    settings.tools.rules = [*settings.tools.rules, *extra_rules]
-    logging_setup.setup(settings.log.level, settings.log.file)
-    logging_setup.remember_secrets(logging_setup.secrets_in(settings))
-    try:
-        service = AgentService(settings, [workspace], client)
-    except StoreError as exc:  # an unusable store.path: the default store, reported like any bad key
-        loaded.use_default_store(exc)
-        await notify(str(loaded.issues[-1]))
-        service = AgentService(loaded.settings, [workspace], client)
+    host = FaceHost(client, _say, _overrides(args), extra_rules)
+    host.load([workspace])
+    host.show_notices()
+    # The workspace file's risky settings: asked about on a terminal, ignored (with a notice) without one; before
+    # the service starts, so the first session already has what the answer allows.
+    await host.settle_trust(client.show_message_request)
+    logging_setup.setup(host.settings.log.level, host.settings.log.file)
+    service = host.start(refresh_index=False)  # a one-shot chat ends before a refresh would (the REPL likewise)
+    settings = host.settings
     text_face = client if isinstance(client, TerminalClient) else None
     try:
         if args.session:
@@ -223,7 +217,7 @@ async def _chat(
             if prompt is not None:
                 return 0
     finally:
-        await service.aclose()
+        await host.aclose()
 
 
 async def _next_line(service: Any, session_id: str, face: TerminalClient) -> str | None:

@@ -1,5 +1,5 @@
 """The plan of the house, held against the code: no import circles, layers that point down, no oversized modules,
-pygls only in protocol/.
+pygls only in protocol/, no face importing another.
 
 Imports are read with `ast` from every module of the package, type-only imports (under TYPE_CHECKING) and imports
 inside functions included: a circle hidden behind a lazy import is still a circle a reader has to untangle, and an
@@ -30,8 +30,8 @@ FLOORS: tuple[tuple[str, frozenset[str]], ...] = tuple(
         ("beside the turn", "index checkpoints trust"),
         ("rooms of the turn", "context_sources completion agents config_layers"),
         ("service and the small faces", "session doctor memory_cli permissions_cli headless terminal"),
-        ("the editor face", "protocol"),
-        ("the ACP face", "acp_agent"),
+        ("the host", "host"),
+        ("the faces", "protocol acp_agent"),
         ("the entry", "cli launch __main__"),
     )
 )
@@ -178,3 +178,47 @@ def test_only_the_editor_face_speaks_lsp() -> None:
             offenders += [f"{name} imports {r}" for r in roots if r in FACE_ONLY]
     # the CLI starts the LSP face, so it may name it (lazily); nothing of the core may
     assert [o for o in offenders if not o.startswith("agent_server.cli ")] == []
+
+
+# Each face adapts its protocol to the one core (host/face_host.py starts it) and shares nothing with another face
+# but what lies below both: the editor face (pygls), the ACP face, the terminal's clients.
+FACES = {
+    "the editor face": ("agent_server.protocol",),
+    "the ACP face": ("agent_server.acp_agent",),
+    "the terminal face": ("agent_server.terminal", "agent_server.headless"),
+}
+
+
+def face_of(module: str) -> str | None:
+    return next(
+        (f for f, roots in FACES.items() if any(module == r or module.startswith(r + ".") for r in roots)), None
+    )
+
+
+def faces_crossed(graph: dict[str, set[str]]) -> list[str]:
+    found = []
+    for module in sorted(graph):
+        mine = face_of(module)
+        for target in sorted(graph[module]):
+            theirs = face_of(target)
+            if mine is not None and theirs is not None and theirs != mine:
+                found.append(f"{module} ({mine}) imports {target} ({theirs})")
+    return found
+
+
+def test_a_face_never_imports_another_face() -> None:
+    known = modules()
+    graph = {name: imports_of(path, known) for name, path in known.items()}
+    assert faces_crossed(graph) == [], "move what two faces share below both (host/), never into one of them"
+
+
+def test_the_face_check_sees_a_face_importing_another() -> None:
+    planted = {
+        "agent_server.acp_agent.agent": {"agent_server.protocol.errors", "agent_server.host.face_host"},
+        "agent_server.terminal": {"agent_server.acp_agent.rpc"},
+        "agent_server.protocol.server": {"agent_server.host.face_host"},
+    }
+    assert faces_crossed(planted) == [
+        "agent_server.acp_agent.agent (the ACP face) imports agent_server.protocol.errors (the editor face)",
+        "agent_server.terminal (the terminal face) imports agent_server.acp_agent.rpc (the ACP face)",
+    ]

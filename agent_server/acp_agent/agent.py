@@ -1,20 +1,21 @@
 """`agent-server acp`: the AgentService behind a standard ACP v1 agent (ndjson JSON-RPC on stdio, no prefix).
 
-An adapter like `protocol/`: requests are validated with the shared `acp` models, handed to the one AgentService,
-and its updates go out through `AcpClient`. Nothing here runs a turn itself.
+An adapter like `protocol/`: requests are validated with the shared `acp` models, handed to the one AgentService
+that `host/face_host.py` starts (as it does for every face), and its updates go out through `AcpClient`. Nothing
+here runs a turn or reads a setting itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, acp, config_layers, logging_setup
-from ..config import Settings
-from ..config_layers import LoadResult, load_layers, settle_trust
+from .. import __version__, acp
+from ..host.face_host import FaceHost
+from ..host.rpc_errors import error_answer
+from ..host.stdin import open_stdin
 from ..session.service import AgentService
 from ..stdio import claim_stdout
 from ..turn.live_session import Session
@@ -32,17 +33,12 @@ def _map_error(exc: BaseException, method: str) -> RpcFailure:
         return exc
     if isinstance(exc, ValueError) and type(exc).__module__ == "builtins":
         return RpcFailure(INVALID_PARAMS, f"Invalid params for {method}: {exc}")
-    # The one exception -> JSON-RPC table, shared with the LSP face; imported on the first error only, because
-    # it pulls in lsprotocol (about half of this face's start-up time).
-    from ..protocol.errors import to_rpc_error
-
-    error = to_rpc_error(exc, method)
-    return RpcFailure(error.code, error.message, error.data)
+    answer = error_answer(exc, method)  # the one exception -> JSON-RPC table, shared with the LSP face
+    return RpcFailure(answer.code, answer.message, answer.data)
 
 
 class AcpAgent:
     def __init__(self, write: Any, cli_overrides: dict[str, Any] | None = None) -> None:
-        self.cli_overrides = cli_overrides or {}
         self.conn = Connection(
             write,
             requests={
@@ -64,8 +60,8 @@ class AcpAgent:
             errors=_map_error,
         )
         self.client = AcpClient(self.conn)
-        self.service: AgentService | None = None
-        self.loaded: LoadResult | None = None
+        # ACP has no notice of its own: the settings' problems go to the log (clients show stderr, if anything).
+        self.host = FaceHost(self.client, lambda text: log.warning("%s", text), cli_overrides)
         self.workspace = Path.cwd()
         self._commands: dict[str, asyncio.Task[None]] = {}  # running slash commands by session, for cancel
         self._directories: dict[str, list[Path]] = {}  # live sessions' additionalDirectories
@@ -77,34 +73,21 @@ class AcpAgent:
         try:
             await self.conn.serve(reader)
         finally:
-            if self.service is not None:
-                await self.service.aclose()
+            await self.host.aclose()
+
+    @property
+    def service(self) -> AgentService | None:
+        return self.host.service
 
     # --- the service, made on first use: its workspace is the first session's folder --------------------
 
     def _service(self, cwd: str | None) -> AgentService:
         if cwd is not None and not Path(cwd).is_absolute():
             raise ValueError(f"cwd must be an absolute path, got {cwd!r}")
-        if self.service is None:
-            workspace = Path(cwd).resolve() if cwd else Path.cwd()
-            self.workspace = workspace
-            settings = self._settings_for(workspace)
-            logging_setup.remember_secrets(logging_setup.secrets_in(settings))
-            self.service = AgentService(settings, [workspace], self.client)
-            indexer = self.service.indexer
-            if indexer is not None and settings.index.refresh_on_start and indexer.built_before:
-                indexer.start(self.client)
-        return self.service
-
-    def _settings_for(self, workspace: Path) -> Settings:
-        try:
-            self.loaded = load_layers(workspace=workspace, cli_overrides=self.cli_overrides)
-            for notice in self.loaded.notices():
-                log.warning("%s", notice)
-            return self.loaded.settings
-        except Exception as exc:  # a bad setting must not stop the agent: run on defaults, say why
-            log.error("%s (running on defaults)", exc)
-            return config_layers.load(workspace=None, cli_overrides=self.cli_overrides)
+        if self.host.service is None:
+            self.workspace = Path(cwd).resolve() if cwd else Path.cwd()
+            self.host.load([self.workspace])
+        return self.host.start()
 
     async def _describe(self, session: Session) -> dict[str, Any]:
         """What session/new and session/load answer besides the id: modes and config options."""
@@ -133,33 +116,13 @@ class AcpAgent:
         task = asyncio.ensure_future(send())
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-        if self._trust is None and self.client.can_elicit and self.loaded is not None and self.loaded.withheld:
+        if self._trust is None and self.host.loaded is not None and self.host.loaded.withheld:
             self._trust = asyncio.ensure_future(self._settle_trust())
 
     async def _settle_trust(self) -> None:
-        """Ask whether to trust the workspace file's risky settings (elicitation), then apply them."""
+        """The workspace-trust question through elicitation, when the client offers it (else only the notice)."""
         await asyncio.sleep(0)  # after the session's answer and its commands
-        loaded = self.loaded
-        assert loaded is not None and self.service is not None
-        workspace = self.workspace
-
-        async def notify(text: str) -> None:
-            log.warning("%s", text)
-
-        def reload() -> LoadResult:
-            return load_layers(workspace=workspace, cli_overrides=self.cli_overrides)
-
-        try:
-            fresh = await settle_trust(loaded, reload, self.client.show_message_request, notify)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # the question failed: the risky settings stay ignored
-            log.warning("workspace trust: %s", exc)
-            return
-        if fresh is not None:
-            self.loaded = fresh
-            logging_setup.remember_secrets(logging_setup.secrets_in(fresh.settings))
-            await self.service.reconfigure(fresh.settings)
+        await self.host.settle_trust(self.client.show_message_request if self.client.can_elicit else None)
 
     # --- agent methods ----------------------------------------------------------------------------------
 
@@ -167,7 +130,10 @@ class AcpAgent:
         # Any protocolVersion is answered with the one we speak (1); the client decides whether it can go on.
         request = acp.InitializeRequest.model_validate(params)
         self.client.configure(request.client_capabilities)
-        settings = self.service.settings if self.service is not None else self._settings_for(self.workspace)
+        if self.host.service is None:  # before any session: the settings of the folder the client started us in
+            self.host.load([self.workspace])
+            self.host.show_notices()
+        settings = self.host.settings
         capabilities = acp.AgentCapabilities(
             prompt_capabilities=acp.PromptCapabilities(image=await vision.model_sees(settings)),
             session_capabilities={key: {} for key in SESSION_CAPABILITIES},
@@ -335,17 +301,6 @@ class AcpAgent:
 # --- running on stdio -----------------------------------------------------------------------------------
 
 
-async def _open_stdin() -> LineReader:
-    from ..protocol.transport import StdinReader
-
-    reader = asyncio.StreamReader(limit=LINE_LIMIT)
-    try:
-        await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    except (OSError, ValueError):  # a terminal or a regular file: read it in a thread
-        return StdinReader()
-    return reader
-
-
 def serve_stdio(cli_overrides: dict[str, Any] | None = None) -> None:
     """Serve ACP on stdin/stdout. File descriptor 1 is kept for JSON-RPC alone: anything else that writes to
     stdout (a library's print, a child process that inherits it) lands on stderr instead."""
@@ -357,7 +312,7 @@ def serve_stdio(cli_overrides: dict[str, Any] | None = None) -> None:
 
     async def main() -> None:
         agent = AcpAgent(write, cli_overrides)
-        await agent.serve(await _open_stdin())
+        await agent.serve(await open_stdin(LINE_LIMIT))
 
     try:
         asyncio.run(main())

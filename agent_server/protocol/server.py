@@ -22,7 +22,7 @@ from pygls.workspace import Workspace
 from .. import __version__, wire_trace
 from ..config import Settings
 from ..config_layers import LoadResult
-from ..errors import StoreError
+from ..host.face_host import FaceHost
 from .documents import DocumentWorkspace
 from .errors import INVALID_PARAMS, RpcError, to_rpc_error
 from .lsp_client import LspClient
@@ -100,11 +100,10 @@ class AgentProtocol(LanguageServerProtocol):
     def _handle_cancel_notification(self, msg_id: Any) -> None:
         # $/cancelRequest on a pending prompt ends the turn with stopReason "cancelled", never an error.
         agent = self._server.agent
-        if agent is not None:
-            for session in agent.sessions.values():
-                if session.busy and session.prompt_request_id == msg_id:
-                    agent.cancel(session.id)
-                    return
+        session = agent.sessions.get(self._server.prompt_requests.get(msg_id, "")) if agent is not None else None
+        if agent is not None and session is not None and session.busy:
+            agent.cancel(session.id)
+            return
         super()._handle_cancel_notification(msg_id)
 
 
@@ -117,36 +116,35 @@ class AgentLanguageServer(LanguageServer):
             protocol_cls=AgentProtocol,
             converter_factory=make_converter,
         )
-        self.cli_overrides = cli_overrides or {}
         self.client = LspClient(self)
-        self.agent: AgentService | None = None
-        self.settings: Settings | None = None
+        self.host = FaceHost(self.client, self._show_notice, cli_overrides)
         self.init_options: dict[str, Any] = {}
-        self.client_options: dict[str, Any] = {}
-        self.loaded: LoadResult | None = None
-        self.shown_notices: set[str] = set()
+        self.prompt_requests: dict[Any, str] = {}  # JSON-RPC id of each pending agent/session/prompt -> session
+
+    @property
+    def agent(self) -> AgentService | None:
+        return self.host.service
+
+    @property
+    def settings(self) -> Settings | None:
+        return self.host.loaded.settings if self.host.loaded is not None else None
+
+    @property
+    def loaded(self) -> LoadResult | None:
+        return self.host.loaded
 
     def require_agent(self) -> AgentService:
-        if self.agent is None and self.loaded is not None:
-            self.start_agent()
-        if self.agent is None:
+        """The agent, started on first need once `initialize` has loaded the settings: loading it, its tools and its
+        store is most of a cold start, so it starts after `initialize` is answered (at `initialized`, or at the
+        first request that needs it)."""
+        if self.host.service is None and self.host.loaded is not None:
+            return self.host.start(refresh_index=False)  # `initialized` refreshes it after the editor's settings
+        if self.host.service is None:
             raise RuntimeError("the server is not initialized: send LSP `initialize` first")
-        return self.agent
+        return self.host.service
 
-    def start_agent(self) -> None:
-        """Create the agent once `initialize` is answered (at `initialized`, or the first request that needs it):
-        loading the agent, its tools and its store is most of a cold start, and the editor waits for nothing else."""
-        from ..session.service import AgentService
-
-        loaded = self.loaded
-        assert loaded is not None and self.settings is not None
-        roots = self.workspace_roots()
-        try:
-            self.agent = AgentService(self.settings, roots, self.client)
-        except StoreError as exc:  # an unusable store.path must not fail the start: the default store, reported
-            loaded.use_default_store(exc)
-            self.settings = loaded.settings
-            self.agent = AgentService(self.settings, roots, self.client)
+    def _show_notice(self, text: str) -> None:
+        self.protocol.notify(lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=text))
 
     def workspace_roots(self) -> list[Path]:
         try:

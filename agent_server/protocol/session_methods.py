@@ -11,11 +11,9 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from .. import __version__, acp, logging_setup
+from .. import __version__, acp
 from .. import config as config_mod
 from ..config import Settings
-from ..config_layers import LoadResult, load_layers
-from ..config_layers import settle_trust as settle_workspace_trust
 from .params import SearchSessionsParams
 from .server import AgentLanguageServer, rpc
 
@@ -23,17 +21,16 @@ log = logging.getLogger(__name__)
 
 
 def register(server: AgentLanguageServer) -> None:
+    host = server.host
+
     @server.feature(lsp.INITIALIZE)
     def on_initialize(params: lsp.InitializeParams) -> None:
         options = params.initialization_options if isinstance(params.initialization_options, dict) else {}
         server.init_options = options
         # Each layer and each key fails alone (reported at `initialized`); risky workspace keys wait for trust.
-        server.client_options = _settings_part(options)
-        server.loaded = loaded = _load_config(server)
-        server.settings = loaded.settings
+        host.load(server.workspace_roots(), _settings_part(options))
         server.client.configure(params.capabilities, options)
-        logging_setup.remember_secrets(logging_setup.secrets_in(server.settings))
-        # The agent itself starts at `initialized`, after this answer is out (see start_agent).
+        # The agent itself starts at `initialized`, after this answer is out (see require_agent).
 
     async def pull_configuration() -> None:
         """Settings from `workspace/configuration` (section "agentServer") sit above initializationOptions."""
@@ -49,63 +46,23 @@ def register(server: AgentLanguageServer) -> None:
         part = result[0] if isinstance(result, (list, tuple)) and result else None
         if not isinstance(part, dict) or not part:
             return
-        server.client_options = config_mod.merge(_settings_part(server.init_options), _settings_part(part))
-        await apply_config(_load_config(server))
-
-    async def apply_config(loaded: LoadResult) -> None:
-        _show_notices(server, [str(issue) for issue in loaded.issues])
-        server.loaded = loaded
-        server.settings = loaded.settings
-        logging_setup.remember_secrets(logging_setup.secrets_in(loaded.settings))
-        if server.agent is not None:
-            await server.agent.reconfigure(loaded.settings)
-
-    trust_question = asyncio.Lock()
+        options = config_mod.merge(_settings_part(server.init_options), _settings_part(part))
+        await host.reload(server.workspace_roots(), options)
 
     async def settle_trust() -> None:
         """Ask whether to trust the workspace file's risky settings (once per file content), then apply them."""
-        if trust_question.locked():
-            return  # one question at a time; a reload while it is open is covered by its answer
-        async with trust_question:
-            await _settle_trust()
-
-    async def trust_settled() -> None:
-        """Wait while the trust question is open: a turn runs with its answer (a verify_command trusted meanwhile)."""
-        if trust_question.locked():
-            async with trust_question:
-                pass
-
-    async def _settle_trust() -> None:
-        loaded = server.loaded
-        if loaded is None:
-            return
-
-        async def notify(text: str) -> None:
-            _show_notices(server, [text])
-
-        try:
-            fresh = await settle_workspace_trust(
-                loaded, lambda: _load_config(server), server.client.show_message_request, notify
-            )
-        except Exception as exc:  # the question failed: the risky settings stay ignored
-            log.warning("workspace trust: %s", exc)
-            return
-        if fresh is not None:
-            await apply_config(fresh)
+        await host.settle_trust(server.client.show_message_request)
 
     @server.feature(lsp.INITIALIZED)
     async def on_initialized(params: lsp.InitializedParams) -> None:
-        if server.agent is None and server.loaded is not None:
-            server.start_agent()
-        if server.loaded is not None:
-            _show_notices(server, [str(issue) for issue in server.loaded.issues])
+        if host.loaded is None:
+            return
+        server.require_agent()
+        host.show_notices()
         await pull_configuration()
-        if server.loaded is not None and server.loaded.withheld:
+        if host.loaded.withheld:
             _background(settle_trust())  # the question must not hold up the editor's first requests
-        indexer = server.agent.indexer if server.agent is not None else None
-        if indexer is not None and server.settings is not None and server.settings.index.refresh_on_start:
-            if indexer.built_before:  # a restart resumes: only what changed meanwhile is processed
-                indexer.start(server.client)
+        host.refresh_index()  # a restart resumes: only what changed meanwhile is processed
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_configuration_changed(params: lsp.DidChangeConfigurationParams) -> None:
@@ -115,8 +72,7 @@ def register(server: AgentLanguageServer) -> None:
 
     @server.feature(lsp.SHUTDOWN)
     async def on_shutdown(params: Any) -> None:
-        if server.agent is not None:
-            await server.agent.aclose()
+        await host.aclose()
 
     @server.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def on_progress_cancel(params: lsp.WorkDoneProgressCancelParams) -> None:
@@ -178,10 +134,14 @@ def register(server: AgentLanguageServer) -> None:
     async def session_prompt(params: dict[str, Any]) -> dict[str, Any]:
         req = acp.PromptRequest.model_validate(params)
         agent = server.require_agent()
-        session = await agent.open(req.session_id)
-        session.prompt_request_id = server.protocol.msg_id
-        await trust_settled()
-        stop = await agent.prompt(req.session_id, req.prompt, server.client)
+        request_id = server.protocol.msg_id  # $/cancelRequest names the request: the face maps it to the session
+        server.prompt_requests[request_id] = req.session_id
+        try:
+            await agent.open(req.session_id)
+            await host.trust_settled()  # a turn runs with the trust question's answer (a verify_command trusted)
+            stop = await agent.prompt(req.session_id, req.prompt, server.client)
+        finally:
+            server.prompt_requests.pop(request_id, None)
         return acp.PromptResponse(stop_reason=stop).dump()
 
     @server.feature("agent/session/cancel")
@@ -191,24 +151,6 @@ def register(server: AgentLanguageServer) -> None:
             server.require_agent().cancel(req.session_id)
         except Exception as exc:  # a notification has no answer: log it
             log.warning("agent/session/cancel ignored: %s", exc)
-
-
-def _load_config(server: AgentLanguageServer) -> LoadResult:
-    roots = server.workspace_roots()
-    return load_layers(
-        workspace=roots[0] if roots else None, client_options=server.client_options, cli_overrides=server.cli_overrides
-    )
-
-
-def _show_notices(server: AgentLanguageServer, notices: list[str]) -> None:
-    """window/showMessage for each configuration notice, once per server (a reload repeats unchanged problems)."""
-    for text in notices:
-        if text in server.shown_notices:
-            continue
-        server.shown_notices.add(text)
-        server.protocol.notify(
-            lsp.WINDOW_SHOW_MESSAGE, lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=text)
-        )
 
 
 _background_tasks: set[asyncio.Future[Any]] = set()

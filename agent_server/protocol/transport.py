@@ -9,19 +9,16 @@ is answered or skipped; reading resumes at the next Content-Length header, where
 from __future__ import annotations
 
 import asyncio
-import io
 import logging
-import os
 import re
-import stat
-import sys
 import threading
-from typing import Any, Protocol
 
 from .. import wire_trace
+from ..host import stdin as host_stdin
+from ..host.stdin import AsyncReader
 from .inbound import INVALID_REQUEST, RpcProtocol, dispatch, error_message
 
-__all__ = ["AsyncReader", "RpcProtocol", "StdinReader", "dispatch", "open_stdin", "read_loop", "serve_stdin"]
+__all__ = ["AsyncReader", "RpcProtocol", "dispatch", "open_stdin", "read_loop", "serve_stdin"]
 
 log = logging.getLogger(__name__)
 
@@ -29,12 +26,6 @@ _LINE_LIMIT = 1 << 20  # header lines; bodies are read by length and are not bou
 BODY_LIMIT = 64 << 20  # a message this big is refused unread (its bytes are skipped as garbage)
 # At the END of a line: after a body that was cut short, the next header is glued to the leftover bytes.
 _CONTENT_LENGTH = re.compile(rb"Content-Length:[ \t]*(\S*)[ \t]*\r?\n$", re.IGNORECASE)
-
-
-class AsyncReader(Protocol):
-    async def readline(self) -> bytes: ...
-
-    async def readexactly(self, n: int) -> bytes: ...
 
 
 def _length(value: bytes) -> int | str:
@@ -86,69 +77,9 @@ async def read_loop(reader: AsyncReader, protocol: RpcProtocol, stop: threading.
 
 
 async def open_stdin(prefix: bytes = b"") -> AsyncReader:
-    """stdin read by the event loop itself when it is a pipe or socket (what editors give us): no thread hand-off
-    per line. A terminal or a regular file gets the thread reader (making a tty non-blocking would leak to the shell).
-    `prefix`: bytes already read from stdin (the early `initialize`), to be read first.
-    """
-    try:
-        mode = os.fstat(sys.stdin.fileno()).st_mode
-    except (OSError, ValueError):
-        return StdinReader(prefix)
-    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        return StdinReader(prefix)
-    reader = asyncio.StreamReader(limit=_LINE_LIMIT)
-    try:
-        await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    except (OSError, ValueError):
-        return StdinReader(prefix)
-    if prefix:
-        reader.feed_data(prefix)  # before any byte the pipe delivers: the loop only reads on its next turn
-    return reader
+    """stdin for LSP framing (`host/stdin.py`): header lines up to _LINE_LIMIT; bodies are read by length."""
+    return await host_stdin.open_stdin(_LINE_LIMIT, prefix)
 
 
 async def serve_stdin(protocol: RpcProtocol, stop: threading.Event, prefix: bytes = b"") -> None:
     await read_loop(await open_stdin(prefix), protocol, stop)
-
-
-class _Prefixed(io.RawIOBase):
-    """stdin with bytes already read put back in front."""
-
-    def __init__(self, prefix: bytes) -> None:
-        self._prefix = prefix
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        if self._prefix:
-            n = min(len(buffer), len(self._prefix))
-            buffer[:n] = self._prefix[:n]
-            self._prefix = self._prefix[n:]
-            return n
-        data = os.read(0, len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-
-class StdinReader:
-    """Blocking stdin reads in a thread, so the event loop keeps running."""
-
-    def __init__(self, prefix: bytes = b"") -> None:
-        self._stdin: Any = io.BufferedReader(_Prefixed(prefix)) if prefix else sys.stdin.buffer
-
-    async def readline(self) -> bytes:
-        return await asyncio.to_thread(self._readline)
-
-    def _readline(self) -> bytes:
-        """A line of at most _LINE_LIMIT bytes; a longer one is read to its end, dropped, and reported as
-        asyncio's reader does (ValueError), so memory stays bounded whatever arrives."""
-        line: bytes = self._stdin.readline(_LINE_LIMIT + 1)
-        if len(line) <= _LINE_LIMIT or line.endswith(b"\n"):
-            return line
-        while True:
-            rest: bytes = self._stdin.readline(_LINE_LIMIT)
-            if not rest or rest.endswith(b"\n"):
-                raise ValueError(f"a header line longer than {_LINE_LIMIT} bytes")
-
-    async def readexactly(self, n: int) -> bytes:
-        return await asyncio.to_thread(self._stdin.read, n)

@@ -56,6 +56,7 @@ class AgentService:
         self.client = client  # for background reports (MCP server failures); turns get their own
         self.roots = [r.resolve() for r in (roots or [])]
         self.sessions: dict[str, Session] = {}
+        self._client_mcp: dict[str, list[acp.McpServer]] = {}  # each live session's own servers, for a restart
         self.services = Services()
         self.store = Store(settings.database_path())
         self.endpoint = Endpoint(self.store, self.services, lambda: any(s.busy for s in self.sessions.values()))
@@ -94,10 +95,18 @@ class AgentService:
         return await asyncio.to_thread(fn, *args)
 
     async def reconfigure(self, settings: Settings) -> None:
-        """New settings (workspace/configuration): later turns use them; the endpoint is resolved again."""
+        """New settings (workspace/configuration, a workspace trusted): later turns use them; the endpoint is resolved
+        again; when the MCP servers they name changed, the live sessions' servers start again from the new list."""
+        before = self.settings.mcp_servers
         self.settings = settings
         self.policy = PermissionPolicy(settings.tools, self.store)
         await self.endpoint.replace()
+        if settings.mcp_servers != before:
+            for session in list(self.sessions.values()):
+                if session.mcp is not None:
+                    await session.mcp.aclose()
+                    session.mcp = None
+                await self._attach_mcp(session, self._client_mcp.get(session.id, []))
 
     async def provider(self, client: AgentClient | None = None) -> tuple[Provider, str, ModelInfo | None]:
         """The shared LLM endpoint (session/endpoint.py), resolved on first use."""
@@ -184,6 +193,7 @@ class AgentService:
             session.turn.cancel()
         elif self.endpoint.slots is not None:
             await self.endpoint.slots.save(session_id)
+        self._client_mcp.pop(session_id, None)
         if session.mcp is not None:
             await session.mcp.aclose()
 
@@ -200,6 +210,7 @@ class AgentService:
             session.turn.cancel()
         if session is not None and session.mcp is not None:
             await session.mcp.aclose()
+        self._client_mcp.pop(session_id, None)
         await self._db(self.store.get_session, session_id)
         await self._db(self.store.delete_session, session_id)
         if self.endpoint.slots is not None:
@@ -212,6 +223,7 @@ class AgentService:
         wanted = {**self.settings.mcp_servers, **servers_from_acp(servers)}
         if not wanted:
             return
+        self._client_mcp[session.id] = servers
         from ..tools.mcp import McpManager  # the MCP SDK loads only for a session that has servers
 
         if session.mcp is not None:
