@@ -44,8 +44,9 @@ const log = (...a) => console.log(`[e2e ${new Date().toISOString().slice(11, 19)
 // --vision: the models report Ollama's vision capability (the image scenario's picture is sent to them).
 // --embedding-model: an embedding-only model the server lists, which the chat's model picker must not offer.
 const EMBEDDING_MODEL = "nomic-embed-text:latest";
-const startFakeLlm = (env) =>
-  startFakeLlmIn(python, repoRoot, env, [MODEL, MODEL_B], ["--vision", "--embedding-model", EMBEDDING_MODEL]);
+// `extraArgs` come last (argparse keeps the last --port): polish.e2e.mjs starts the fake again on its old port.
+const startFakeLlm = (env, extraArgs = []) =>
+  startFakeLlmIn(python, repoRoot, env, [MODEL, MODEL_B], ["--vision", "--embedding-model", EMBEDDING_MODEL, ...extraArgs]);
 
 async function script(url, replies) {
   const r = await fetch(`${url}/_fake/script`, { method: "POST", body: JSON.stringify(replies) });
@@ -931,6 +932,7 @@ async function main() {
 
     await polishScenarios({
       scenario, until, script, fake, send, turnEnded, frame: () => frame, lastAgentText, page, ws, runCommand, slowAgent: env.AGENT_E2E_SLOW_AGENT, shot,
+      slowStart: env.AGENT_E2E_SLOW, startFakeLlm: (extraArgs) => startFakeLlm(env, extraArgs),
       reloadChat: async () => {
         await page.reload();
         await page.waitForSelector(".monaco-workbench", { timeout: 60000 });

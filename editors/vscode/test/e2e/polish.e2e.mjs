@@ -1,11 +1,13 @@
 // Issue 42's VS Code scenarios (imported by chat.e2e.mjs): a cancelled approval is not a failure, the server's wait
 // for the model is shown in the chat, the server's progress (an index build) is seen on screen, and a prompt typed
-// while the window restores its session goes after the restored history with an answer of its own.
+// while the window restores its session goes after the restored history with an answer of its own, and "Models
+// unavailable" is said once per failure of the LLM server, not at every ask for the model list.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 export async function polishScenarios(t) {
   const { scenario, until, script, fake, send, turnEnded, frame, lastAgentText, page, ws, runCommand, reloadChat, slowAgent, shot } = t;
+  const { slowStart, startFakeLlm } = t;
   const lastCard = () =>
     frame().$$eval(".item.tool", (cs) => {
       const c = cs[cs.length - 1];
@@ -113,4 +115,78 @@ export async function polishScenarios(t) {
     if (items[old].text.includes("Answered after")) throw new Error(`the answer was glued onto the old one: ${items[old].text}`);
     if (items.filter((i) => i.text.includes("Typed while the chat restores")).length !== 1) throw new Error(`the prompt shows twice: ${JSON.stringify(items)}`);
   });
+
+  await scenario("'Models unavailable' is said once while the LLM server is down, however often the list is asked for", async () => {
+    await modelsUnavailableOnce();
+  });
+
+  /** The LLM server stopped (unreachable): the picker's focus, a server restart (the chat's new session) and the
+   * Pick Model command each ask for the model list; the chat says the failure once. The list comes back (a model
+   * more in the picker), the server stops again: that failure is said once more. */
+  async function modelsUnavailableOnce() {
+    const BACK = "back-again:1b";
+    const said = () =>
+      frame().$$eval(".item.notice", (els) => els.map((e) => e.textContent ?? "").filter((x) => x.startsWith("Models unavailable")));
+    const options = () => frame().$$eval("#model option", (o) => o.map((x) => x.value));
+    const port = new URL(fake.url).port;
+    const fakeDown = () => fake.proc.exitCode !== null || fake.proc.signalCode !== null;
+    const stopFake = async () => {
+      if (fakeDown()) return;
+      const gone = new Promise((r) => fake.proc.once("exit", r));
+      fake.proc.kill();
+      await gone;
+    };
+    const startFake = async (models) => {
+      const up = await startFakeLlm(["--port", port, ...models.flatMap((m) => ["--model", m])]);
+      fake.proc = up.proc; // chat.e2e.mjs's cleanup stops the process serving the URL now
+      if (up.url !== fake.url) throw new Error(`the fake came back at ${up.url}, not ${fake.url}`);
+    };
+    const focusPicker = async () => {
+      await frame().focus("#model"); // the webview asks for the list when the picker gets focus
+      await frame().focus("#prompt");
+    };
+    /** "Agent Server: Pick Model" asks for the list, then shows it: the ask is over once the picker shows. */
+    const pickModel = async () => {
+      await page.click(".editor-group-container.active"); // keys typed in the webview may not reach the palette
+      await runCommand("Agent Server: Pick Model");
+      await until("the Pick Model list", async () =>
+        (await page.$$eval(".quick-input-widget .quick-input-title", (els) => els.map((e) => e.textContent ?? ""))).some((x) =>
+          x.includes("Model for the next prompts")), 30000);
+      await page.keyboard.press("Escape");
+      await until("the Pick Model list closed", async () => !(await page.isVisible(".quick-input-widget")), 10000);
+    };
+
+    const before = (await said()).length;
+    await stopFake();
+    try {
+      await focusPicker();
+      await focusPicker();
+      writeFileSync(slowStart, ""); // the restart takes 4 s more: its "Starting" is seen before it runs
+      await runCommand("Agent Server: Restart Server");
+      await until("the server restarting", async () => frame().$("#server-status.server-starting"), 15000);
+      rmSync(slowStart, { force: true });
+      await until("the server running", async () => frame().$("#server-status.server-running"), 60000, 100);
+      await pickModel();
+      await pickModel();
+      // Said when the first ask failed; both Pick Model asks are over (the list shows after its ask).
+      await until("the notice in the chat", async () => (await said()).length > before, 10000);
+      let shown = (await said()).slice(before);
+      if (shown.length !== 1) throw new Error(`"Models unavailable" said ${shown.length} times for one failure: ${JSON.stringify(shown)}`);
+
+      await startFake([BACK]);
+      await pickModel();
+      await until("the list back in the picker", async () => (await options()).includes(BACK), 30000);
+      await stopFake();
+      await focusPicker();
+      await pickModel();
+      await pickModel();
+      await until("the new failure in the chat", async () => (await said()).length > before + 1, 10000);
+      shown = (await said()).slice(before);
+      if (shown.length !== 2) throw new Error(`the failure after the list came back is not said exactly once more: ${JSON.stringify(shown)}`);
+    } finally {
+      rmSync(slowStart, { force: true });
+      if (fakeDown()) await startFake([]);
+      await pickModel().catch(() => undefined); // the picker's usual models again, for the scenarios after
+    }
+  }
 }
