@@ -92,9 +92,10 @@ def file_digest(path: Path) -> str:
 
 
 def _default_policies() -> dict[str, str]:
-    from .tools.builtin import builtin_tools  # the tools import config; import them only when needed
+    """Each built-in tool's default policy, read from its definition (no tool is built)."""
+    from .tools.builtin import default_policies  # the tools import config; import them only when needed
 
-    return {tool.name: tool.default_policy for tool in builtin_tools()}
+    return dict(default_policies())
 
 
 def _lookup(data: Any, parts: list[str]) -> Any:

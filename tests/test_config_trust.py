@@ -76,6 +76,13 @@ def test_loosening_is_judged_against_the_layers_below() -> None:
     assert trust.risky_keys({"llm": {"base_url": "http://here"}}, same_url) == []
 
 
+def test_allowing_what_is_allowed_by_default_loosens_nothing() -> None:
+    """Each built-in tool's default comes from its definition: read_output and the code tools look only, so a
+    workspace allowing them needs no trust; rename_symbol asks by default, so allowing it does."""
+    layer = {"tools": {"policy": {"read_output": "allow", "find_definition": "allow", "rename_symbol": "allow"}}}
+    assert [k.key for k in trust.risky_keys(layer, Settings())] == ["tools.policy.rename_symbol"]
+
+
 def test_untrusted_workspace_applies_only_what_tightens(tmp_path: Path) -> None:
     ws, user, env = setup(tmp_path)
     loaded = load_layers(ws, environ=env, user_file=user)

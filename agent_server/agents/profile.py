@@ -11,6 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..tools.kinds import ACTING_KINDS
+from .subagents import RUN_AGENT
+
 Policy = Literal["allow", "ask", "deny"]
 Scope = Literal["builtin", "user", "workspace"]
 Kind = Literal["chat", "task", "orchestrate"]
@@ -83,11 +86,15 @@ class Profile:
         return allow is not None and all(_looks_only(glob) for glob in allow)
 
 
-CHANGING_TOOLS = ("write_file", "edit_file", "run_command", "run_agent")
+def changing_tools() -> frozenset[str]:
+    """The built-in tools that change the workspace or run programs, by their kinds, and run_agent (it delegates)."""
+    from ..tools.builtin import kinds  # every tool module: only when a profile's read-only flag is asked for
+
+    return frozenset(name for name, kind in kinds().items() if kind in ACTING_KINDS) | {RUN_AGENT}
 
 
 def _looks_only(glob: str) -> bool:
     """No built-in tool that changes things matches, and no MCP tool (`server__tool`) can match."""
     if "__" in glob or fnmatchcase("some_server__some_tool", glob):
         return False
-    return not any(fnmatchcase(name, glob) for name in CHANGING_TOOLS)
+    return not any(fnmatchcase(name, glob) for name in changing_tools())

@@ -8,11 +8,13 @@ round would make the server re-read everything after it). Within a turn the mode
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from ..context import estimate_text
 from ..messages import Message
+from ..tools.builtin import named
+from ..tools.planning import UpdatePlan, UpdatePlanArgs
 
-READS = {"read_file"}
-CHANGES = {"write_file", "edit_file"}
 TAG = "session-context"
 
 
@@ -26,14 +28,16 @@ def _recent(names: list[str], limit: int) -> list[str]:
 
 
 def open_plan_items(history: list[Message]) -> list[str]:
+    """The open items of the latest plan the model recorded (a call the tool refused recorded none)."""
     for message in reversed(history):
         for call in reversed(message.tool_calls):
-            if call.name == "update_plan" and isinstance(call.arguments.get("entries"), list):
-                return [
-                    str(e.get("content"))
-                    for e in call.arguments["entries"]
-                    if isinstance(e, dict) and e.get("status") != "completed" and e.get("content")
-                ]
+            if call.name != UpdatePlan.name:
+                continue
+            try:
+                plan = UpdatePlanArgs.model_validate(call.arguments)
+            except ValidationError:
+                continue
+            return [e.content for e in plan.entries if e.status != "completed" and e.content]
     return []
 
 
@@ -41,6 +45,7 @@ def hot_context(history: list[Message], budget_tokens: int) -> str | None:
     """The note for the next prompt, within `budget_tokens`, or None when there is nothing to say."""
     if budget_tokens <= 0:
         return None
+    reads, changes = named(lambda d: d.touches == "reads"), named(lambda d: d.touches == "writes")
     read: list[str] = []
     changed: list[str] = []
     for message in history:
@@ -48,9 +53,9 @@ def hot_context(history: list[Message], budget_tokens: int) -> str | None:
             path = call.arguments.get("path")
             if not isinstance(path, str):
                 continue
-            if call.name in READS:
+            if call.name in reads:
                 read.append(path)
-            elif call.name in CHANGES:
+            elif call.name in changes:
                 changed.append(path)
     plan = open_plan_items(history)
     if not (read or changed or plan):

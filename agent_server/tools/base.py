@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ..client_contract import AgentClient
     from ..llm.capabilities import CapabilityCache
     from .code_index import CodeIndex
+    from .preview import Preview
 
 Policy = Literal["allow", "ask", "deny"]
 
@@ -65,6 +66,20 @@ class ToolContext:
 
 
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[ToolResult]]
+# What a permission request shows for a call (tools/preview.py); raises ToolError when the call would fail anyway.
+Previewer = Callable[[ToolContext, dict[str, Any]], Awaitable["Preview | None"]]
+# What a call does to the one file its `path` argument names (the hot-context note and the lint watch read it).
+Touches = Literal["reads", "writes"]
+
+
+@dataclass(frozen=True)
+class LeanForm:
+    """How a tool is offered in the lean prompt of small windows and slow local servers (tools/lean.py)."""
+
+    description: str | None = None  # None: its full definition, after the lean ones
+    parameters: dict[str, Any] | None = None
+    rank: int = 1000  # the lean definitions are offered lowest rank first
+    only_if_named: bool = False  # left out unless the session's profile names it
 
 
 @dataclass
@@ -80,6 +95,9 @@ class Tool:
     title: Callable[[dict[str, Any]], str] | None = None
     locations: Callable[[ToolContext, dict[str, Any]], list[acp.ToolCallLocation]] | None = None
     source: str = "builtin"  # "builtin" or the MCP server name
+    preview: Previewer | None = None  # what a permission request shows (None: the call's arguments)
+    lean: LeanForm | None = None  # None: offered as it is in the lean prompt too
+    touches: Touches | None = None
 
     def describe(self, arguments: dict[str, Any]) -> str:
         """A short human title for the client's tool card."""

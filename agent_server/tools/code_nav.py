@@ -18,16 +18,25 @@ from typing import Any, Literal
 from .. import acp
 from ..client_contract import ClientCode, ClientFeatures, CodeLocation
 from ..errors import SandboxError, ToolError
-from .base import Services, Tool, ToolContext, ToolResult
+from .base import Policy, Services, Tool, ToolContext, ToolResult
 from .code_index import SymbolIndex
 from .code_nav_index import index_definitions, index_references
 from .code_nav_text import Judge, location_lines, outline, query_spot
-from .code_rename import RenameSymbol
+from .code_rename import KIND as RENAME_KIND
+from .code_rename import POLICY as RENAME_POLICY
+from .code_rename import RENAME_SYMBOL, RenameSymbol
 from .sandbox import resolve
 
 FIND_DEFINITION, FIND_REFERENCES, HOVER = "find_definition", "find_references", "hover"
-DOCUMENT_SYMBOLS, RENAME_SYMBOL = "document_symbols", "rename_symbol"
-CODE_TOOLS = (FIND_DEFINITION, FIND_REFERENCES, HOVER, DOCUMENT_SYMBOLS, RENAME_SYMBOL)
+DOCUMENT_SYMBOLS = "document_symbols"
+# Each code tool's kind and default policy (an editor's and the index's form alike): a look is allowed by default.
+CODE_TOOLS: dict[str, tuple[acp.ToolKind, Policy]] = {
+    FIND_DEFINITION: ("read", "allow"),
+    FIND_REFERENCES: ("read", "allow"),
+    HOVER: ("read", "allow"),
+    DOCUMENT_SYMBOLS: ("read", "allow"),
+    RENAME_SYMBOL: (RENAME_KIND, RENAME_POLICY),
+}
 FROM_EDITOR = "from the editor's language server"
 MAX_DEFINITIONS = 10
 MAX_REFERENCES = 50
@@ -117,8 +126,9 @@ class _Nav:
             DOCUMENT_SYMBOLS: self.symbols,
         }
         schema = _schema({"path": _PATH}, ["path"]) if name == DOCUMENT_SYMBOLS else place
-        return Tool(name=name, description=description, parameters=schema, handler=handlers[name], kind="read",
-                    default_policy="allow", title=title, locations=_locations)  # fmt: skip
+        return Tool(name=name, description=description, parameters=schema, handler=handlers[name],
+                    kind=CODE_TOOLS[name][0], default_policy=CODE_TOOLS[name][1], title=title,
+                    locations=_locations)  # fmt: skip
 
     def index_tool(self, name: str) -> Tool:
         what = "is defined" if name == FIND_DEFINITION else "is used (file:line: text)"
@@ -135,8 +145,8 @@ class _Nav:
             description=f"Where a name {what}, from the workspace index (matched by name, not a language server).",
             parameters=schema,
             handler=self.index_definition if name == FIND_DEFINITION else self.index_references,
-            kind="read",
-            default_policy="allow",
+            kind=CODE_TOOLS[name][0],
+            default_policy=CODE_TOOLS[name][1],
             title=lambda a: f"{verb} {a.get('symbol', '')}",
         )
 

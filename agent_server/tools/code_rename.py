@@ -21,13 +21,16 @@ from typing import Any
 from .. import acp
 from ..client_contract import ClientCode, FileChange, TextEdit
 from ..errors import SandboxError, ToolError
-from .base import Tool, ToolContext, ToolResult
+from .base import Policy, Tool, ToolContext, ToolResult
 from .client_files import write_through_client
 from .code_nav_text import Judge, query_spot
 from .editing import UNSAVED_NOTE, atomic_write, current_text_via_client
+from .preview import Preview
 from .sandbox import read_regular, relative, resolve
 
 RENAME_SYMBOL = "rename_symbol"
+KIND: acp.ToolKind = "edit"
+POLICY: Policy = "ask"  # the user sees every file it changes first
 MAX_KEPT = 8  # previews kept per turn for the calls they were shown for
 MAX_NAME = 200
 _NEW_NAME = re.compile(r"[^\W\d][\w$]*|\$[\w$]*")
@@ -129,11 +132,17 @@ class RenameSymbol:
                 "additionalProperties": False,
             },
             handler=self,
-            kind="edit",
-            default_policy="ask",
+            kind=KIND,
+            default_policy=POLICY,
             title=lambda a: f"Rename {a.get('symbol', '')} to {a.get('new_name', '')}",
+            preview=self.preview,
         )
         return self._tool
+
+    async def preview(self, ctx: ToolContext, args: dict[str, Any]) -> Preview:
+        """Every file the rename touches, each as a diff: what allowing it applies."""
+        content, places = (await self.plan(ctx, args)).shown()
+        return Preview(raw_input=args, content=content, locations=places)
 
     @staticmethod
     def _key(ctx: ToolContext, args: dict[str, Any]) -> str:

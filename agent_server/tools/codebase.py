@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path, PurePath
 from typing import Any
 
+from pydantic import Field
+
 from .. import acp
-from .base import ToolContext, ToolResult
+from .base import LeanForm, ToolContext, ToolResult
 from .code_index import CodeIndex, SearchHit
+from .definition import BuiltinTool, ToolArgs, lean_object, short
 from .sandbox import relative
 from .search_query import shorten_query
 
@@ -23,21 +26,44 @@ def _absolute(ctx: ToolContext, path: str | PurePath) -> Path:
     return p if p.is_absolute() else Path(ctx.roots[0]) / p
 
 
-async def codebase_search(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    index: CodeIndex | None = ctx.services.get("index")
-    if index is None:
-        return ToolResult(text=NOT_BUILT)
-    query, note = shorten_query(args["query"])  # a pasted bug report keeps its distinctive part
-    result = await _search(ctx, index, query, args)
-    if note:
-        result.text = f"({note})\n\n{result.text}"
-    return result
+class CodebaseSearchArgs(ToolArgs):
+    query: str
+    """What you are looking for, in words or identifiers."""
+    limit: int | None = Field(default=None, ge=1, le=50)
+    """Most results (default 8)."""
+    files: bool | None = None
+    """Rank distinct files (each with its best line ranges) instead of snippets."""
 
 
-async def _search(ctx: ToolContext, index: CodeIndex, query: str, args: dict[str, Any]) -> ToolResult:
-    if args.get("files"):
-        return await _files(ctx, index, query, int(args.get("limit") or 8))
-    hits = [h for h in await index.search(query, int(args.get("limit") or 8)) if not _hidden(ctx, h.path)]
+class CodebaseSearch(BuiltinTool[CodebaseSearchArgs]):
+    name = "codebase_search"
+    description = (
+        "Find code by meaning or by name (functions, classes, concepts) in the workspace index; returns the "
+        "best-ranked snippets with their paths and line ranges."
+    )
+    args = CodebaseSearchArgs
+    kind = "search"
+    policy = "allow"
+    lean = LeanForm("Find code by meaning or name.", lean_object(["query"]), 80, only_if_named=True)
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"Search code for '{short(args['query'])}'"
+
+    async def run(self, ctx: ToolContext, args: CodebaseSearchArgs) -> ToolResult:
+        index: CodeIndex | None = ctx.services.get("index")
+        if index is None:
+            return ToolResult(text=NOT_BUILT)
+        query, note = shorten_query(args.query)  # a pasted bug report keeps its distinctive part
+        result = await _search(ctx, index, query, args)
+        if note:
+            result.text = f"({note})\n\n{result.text}"
+        return result
+
+
+async def _search(ctx: ToolContext, index: CodeIndex, query: str, args: CodebaseSearchArgs) -> ToolResult:
+    if args.files:
+        return await _files(ctx, index, query, args.limit or 8)
+    hits = [h for h in await index.search(query, args.limit or 8) if not _hidden(ctx, h.path)]
     if not hits:
         return ToolResult(text=f"No indexed code matches '{query[:200]}'. Try search_text with a regex.")
     parts: list[str] = []

@@ -15,8 +15,13 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
+from .. import acp
 from ..errors import ToolError
-from .base import Handler, ToolContext, ToolResult
+from .base import LeanForm, ToolContext, ToolResult
+from .definition import BuiltinTool, ToolArgs, lean_object, path_location, short
+from .preview import Preview
 from .sandbox import resolve
 from .shell_exec import NoBashError, shell_argv, shell_env
 
@@ -130,56 +135,97 @@ async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subpro
         raise
 
 
-def make_run_command(default_timeout_s: float, budget: int) -> Handler:
-    """The run_command handler, with the configured default timeout and output size."""
+class RunCommandArgs(ToolArgs):
+    command: str
+    """The shell command line."""
+    cwd: str | None = None
+    """Folder to run in, relative to the workspace (default: root)."""
+    timeout_s: float | None = Field(default=None, gt=0, le=3600)
+    """Seconds before the command is stopped."""
 
-    async def run_command(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-        command: str = args["command"]
-        cwd = resolve(ctx.roots, args.get("cwd") or ".", must_exist=True)
-        if not cwd.is_dir():
-            raise ToolError(f"cwd '{args.get('cwd')}' is not a directory")
-        timeout = float(args.get("timeout_s") or default_timeout_s)
+
+class RunCommand(BuiltinTool[RunCommandArgs]):
+    name = "run_command"
+    args = RunCommandArgs
+    kind = "execute"
+    policy = "ask"
+    lean = LeanForm("Run a shell command; returns exit code and output.", lean_object(["command"]), 70)
+
+    def describe(self) -> str:
+        return (
+            "Run a shell command in the workspace and return its exit code and output (stdout and stderr "
+            f"merged). No input is available. Default timeout {self.config.command_timeout_s:g}s."
+        )
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"Run `{short(args['command'])}`"
+
+    def locations(self, ctx: ToolContext, args: dict[str, Any]) -> list[acp.ToolCallLocation]:
+        return path_location(ctx, args, "cwd")
+
+    async def preview(self, ctx: ToolContext, args: RunCommandArgs) -> Preview:
+        cwd = _folder(ctx, args)
+        return Preview(
+            content=[acp.Content(content=acp.TextContent(text=f"$ {args.command}\n\nin {cwd}"))],
+            locations=[acp.ToolCallLocation(path=str(cwd))],
+            resolved={"cwd": str(cwd)},
+        )
+
+    async def run(self, ctx: ToolContext, args: RunCommandArgs) -> ToolResult:
+        budget = max(self.config.result_limit - 300, 200)
         # In a small window the output must fit a page of the turn's budget (head and tail are kept).
         output_budget = min(budget, max(200, (ctx.page_chars or budget) - 300))
-        if ctx.client.features.terminal is not None:  # the client runs it where the user can watch
-            from .client_command import run_in_client_terminal
+        timeout = args.timeout_s or self.config.command_timeout_s
+        return await run_shell(ctx, args.command, _folder(ctx, args), timeout, output_budget)
 
-            return await run_in_client_terminal(ctx, ctx.client.features.terminal, command, cwd, timeout, output_budget)
-        env = shell_env({**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
+
+def _folder(ctx: ToolContext, args: RunCommandArgs) -> Path:
+    cwd = resolve(ctx.roots, args.cwd or ".", must_exist=True)
+    if not cwd.is_dir():
+        raise ToolError(f"cwd '{args.cwd}' is not a directory")
+    return cwd
+
+
+async def run_shell(ctx: ToolContext, command: str, cwd: Path, timeout_s: float, output_budget: int) -> ToolResult:
+    """`command` under bash in `cwd` (in the client's terminal when it offers one), stopped after `timeout_s`."""
+    timeout = timeout_s
+    if ctx.client.features.terminal is not None:  # the client runs it where the user can watch
+        from .client_command import run_in_client_terminal
+
+        return await run_in_client_terminal(ctx, ctx.client.features.terminal, command, cwd, timeout, output_budget)
+    env = shell_env({**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"})
+    try:
+        proc = await _spawn(command, cwd, env)
+    except NoBashError as exc:
+        raise ToolError(str(exc)) from None
+    out = _Output(output_budget)
+    assert proc.stdout is not None
+    pump = asyncio.create_task(_pump(proc.stdout, out))
+    timed_out = False
+    try:
         try:
-            proc = await _spawn(command, cwd, env)
-        except NoBashError as exc:
-            raise ToolError(str(exc)) from None
-        out = _Output(output_budget)
-        assert proc.stdout is not None
-        pump = asyncio.create_task(_pump(proc.stdout, out))
-        timed_out = False
-        try:
-            try:
-                await asyncio.wait_for(_exited(proc), timeout)
-            except TimeoutError:
-                timed_out = True
-            if not timed_out:
-                # Background children may keep the pipe open; collect what they wrote, then stop them.
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(asyncio.shield(pump), DRAIN_GRACE_S)
-        finally:
-            await kill_group(proc)
-            # With the group gone the pipe reaches EOF: let the pump and the process transport finish, so nothing
-            # is left for the event loop to close later. A child that left the group may hold the pipe: bounded.
+            await asyncio.wait_for(_exited(proc), timeout)
+        except TimeoutError:
+            timed_out = True
+        if not timed_out:
+            # Background children may keep the pipe open; collect what they wrote, then stop them.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(pump), DRAIN_GRACE_S)
-            pump.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await pump
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(proc.wait(), DRAIN_GRACE_S)
-        output = out.text() or "(no output)"
-        if timed_out:
-            text = f"Command timed out after {timeout:g}s and was stopped (its whole process group).\nOutput:\n{output}"
-            return ToolResult(text=text, is_error=True, raw_output={"exit_code": None, "timed_out": True})
-        code = proc.returncode
-        text = f"Exit code: {code}\nOutput:\n{output}"
-        return ToolResult(text=text, is_error=code != 0, raw_output={"exit_code": code, "timed_out": False})
-
-    return run_command
+    finally:
+        await kill_group(proc)
+        # With the group gone the pipe reaches EOF: let the pump and the process transport finish, so nothing
+        # is left for the event loop to close later. A child that left the group may hold the pipe: bounded.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(pump), DRAIN_GRACE_S)
+        pump.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pump
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(proc.wait(), DRAIN_GRACE_S)
+    output = out.text() or "(no output)"
+    if timed_out:
+        text = f"Command timed out after {timeout:g}s and was stopped (its whole process group).\nOutput:\n{output}"
+        return ToolResult(text=text, is_error=True, raw_output={"exit_code": None, "timed_out": True})
+    code = proc.returncode
+    text = f"Exit code: {code}\nOutput:\n{output}"
+    return ToolResult(text=text, is_error=code != 0, raw_output={"exit_code": code, "timed_out": False})

@@ -14,9 +14,11 @@ from typing import Any
 from .. import acp
 from ..client_contract import FileChange, TextEdit
 from ..errors import SandboxError, ToolError
-from .base import ToolContext, ToolResult
+from .base import LeanForm, ToolContext, ToolResult
 from .client_files import buffer_text, write_through_client
+from .definition import BuiltinTool, ToolArgs, lean_object, path_location
 from .edit_matching import find_match
+from .preview import Preview, diff_preview
 from .sandbox import FileTooLargeError, NotRegularFileError, read_regular, relative, resolve
 from .write_guard import judge_write, note_created
 
@@ -128,20 +130,45 @@ def _result(path: Path, rel: str, old: str | None, new: str, message: str, line:
     )
 
 
-async def write_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    path, old, content = await proposed_write(ctx, args)
-    rel = relative(ctx.roots, path)
-    if old is None:
-        change = FileChange(path=path, edits=[TextEdit(0, 0, 0, 0, content)], create=True)
-    else:
-        end_line, end_char = end_position(old)
-        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, content)], base=old)
-    unsaved = await _write(ctx, path, rel, f"Write {rel}", change, content)
-    if old is None:
-        note_created(path)
-    lines = len(content.splitlines())
-    verb = "Created" if old is None else "Overwrote"
-    return _result(path, rel, old, content, f"{verb} {rel} ({lines} lines).{unsaved}", 0)
+class WriteFileArgs(ToolArgs):
+    path: str
+    """Path relative to the workspace root."""
+    content: str
+    """The full new text."""
+
+
+class WriteFile(BuiltinTool[WriteFileArgs]):
+    name = "write_file"
+    description = "Create a file or replace its whole content. Prefer edit_file for changes to existing files."
+    args = WriteFileArgs
+    kind = "edit"
+    policy = "ask"
+    touches = "writes"
+    lean = LeanForm("Create or overwrite a file.", lean_object(["path", "content"]), 60)
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"Write {args['path']}"
+
+    def locations(self, ctx: ToolContext, args: dict[str, Any]) -> list[acp.ToolCallLocation]:
+        return path_location(ctx, args)
+
+    async def preview(self, ctx: ToolContext, args: WriteFileArgs) -> Preview:
+        return diff_preview(*await proposed_write(ctx, args))
+
+    async def run(self, ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
+        path, old, content = await proposed_write(ctx, args)
+        rel = relative(ctx.roots, path)
+        if old is None:
+            change = FileChange(path=path, edits=[TextEdit(0, 0, 0, 0, content)], create=True)
+        else:
+            end_line, end_char = end_position(old)
+            change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, content)], base=old)
+        unsaved = await _write(ctx, path, rel, f"Write {rel}", change, content)
+        if old is None:
+            note_created(path)
+        lines = len(content.splitlines())
+        verb = "Created" if old is None else "Overwrote"
+        return _result(path, rel, old, content, f"{verb} {rel} ({lines} lines).{unsaved}", 0)
 
 
 async def _write(ctx: ToolContext, path: Path, rel: str, label: str, change: FileChange, final: str) -> str:
@@ -195,11 +222,11 @@ class Replacement:
         return updated.replace("\n", "\r\n") if self.crlf else updated
 
 
-async def plan_edit(ctx: ToolContext, args: dict[str, Any]) -> Replacement:
+async def plan_edit(ctx: ToolContext, args: EditFileArgs) -> Replacement:
     """Fails exactly as edit_file would: outside the sandbox, no such file, old_text missing or ambiguous."""
-    path = resolve(ctx.roots, args["path"], must_exist=True)
+    path = resolve(ctx.roots, args.path, must_exist=True)
     rel = relative(ctx.roots, path)
-    old_text, new_text = str(args["old_text"]), str(args["new_text"])
+    old_text, new_text = args.old_text, args.new_text
     if not old_text:
         raise ToolError("old_text is empty; use write_file to create or overwrite a whole file")
     if old_text == new_text:
@@ -217,11 +244,11 @@ async def plan_edit(ctx: ToolContext, args: dict[str, Any]) -> Replacement:
     return plan
 
 
-async def proposed_write(ctx: ToolContext, args: dict[str, Any]) -> tuple[Path, str | None, str]:
+async def proposed_write(ctx: ToolContext, args: WriteFileArgs) -> tuple[Path, str | None, str]:
     """write_file's change without making it: (path, the text now or None for a new file, the text after)."""
-    path = resolve(ctx.roots, args["path"])
+    path = resolve(ctx.roots, args.path)
     old = await current_text_via_client(ctx, path, relative(ctx.roots, path))
-    content = str(args["content"])
+    content = args.content
     if old is not None and "\r\n" in old and "\r\n" not in content:
         content = content.replace("\n", "\r\n")  # keep the file's line endings
     if old is not None and old.rstrip() == content.rstrip():
@@ -243,8 +270,42 @@ async def _guard(path: Path, rel: str, old: str | None, new: str) -> None:
         raise ToolError(verdict.reason)
 
 
-async def edit_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    plan = await plan_edit(ctx, args)
+class EditFileArgs(ToolArgs):
+    path: str
+    """Path relative to the workspace root."""
+    old_text: str
+    """Exact text to replace."""
+    new_text: str
+    """Replacement text."""
+
+
+class EditFile(BuiltinTool[EditFileArgs]):
+    name = "edit_file"
+    description = (
+        "Replace one exact occurrence of old_text with new_text in a file. old_text must match exactly once "
+        "(copy it from read_file output without the line numbers, including indentation)."
+    )
+    args = EditFileArgs
+    kind = "edit"
+    policy = "ask"
+    touches = "writes"
+    lean = LeanForm("Replace old_text (exact, once) with new_text.", lean_object(["path", "old_text", "new_text"]), 50)
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"Edit {args['path']}"
+
+    def locations(self, ctx: ToolContext, args: dict[str, Any]) -> list[acp.ToolCallLocation]:
+        return path_location(ctx, args)
+
+    async def preview(self, ctx: ToolContext, args: EditFileArgs) -> Preview:
+        plan = await plan_edit(ctx, args)
+        return diff_preview(plan.path, plan.original, plan.final)
+
+    async def run(self, ctx: ToolContext, args: EditFileArgs) -> ToolResult:
+        return await _edit(ctx, await plan_edit(ctx, args))
+
+
+async def _edit(ctx: ToolContext, plan: Replacement) -> ToolResult:
     path, rel, original, text, at, crlf = plan.path, plan.rel, plan.original, plan.text, plan.at, plan.crlf
     old_text, new_text = plan.old_text, plan.new_text
 

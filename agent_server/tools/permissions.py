@@ -23,15 +23,13 @@ from typing import Any, Protocol
 from .. import acp
 from ..config import ToolsConfig
 from .base import Policy, Tool
+from .kinds import FETCHES_URLS, READ_ONLY_KINDS, RUNS_COMMANDS
 from .path_rules import PathForms, both_forms, path_forms
 from .protected_paths import protected_path
+from .reading import ReadFile
 from .shell_parse import BLANKET, INTERPRETERS, PLAIN, Segment, parse_command
 from .shell_parse import WRAPPERS as _SHELL_WRAPPERS
 
-COMMAND_TOOLS = frozenset({"run_command"})
-# Tool kinds that never change a file: a protected path (protected_paths.py) is only protected from the others.
-READ_ONLY_KINDS = frozenset({"read", "search", "think", "fetch"})
-URL_TOOLS = frozenset({"web_fetch"})  # rules and "always" answers name the URL's host (`*.python.org`)
 # Commands whose second word picks what they do: `git status` and `git push` deserve separate decisions.
 SUBCOMMAND_PROGRAMS = frozenset(
     {
@@ -236,14 +234,18 @@ def _deny_forms(segment: Segment) -> list[str]:
     return forms
 
 
-async def _not_run(ctx: Any, arguments: dict[str, Any]) -> Any:
-    raise NotImplementedError("only judged, never run")
+def _runs_command(tool: Tool, arguments: dict[str, Any]) -> bool:
+    """A call whose subject is a command line (rules match its segments)."""
+    return tool.kind == RUNS_COMMANDS and isinstance(arguments.get("command"), str)
+
+
+def _fetches(tool: Tool) -> bool:
+    """A tool whose subject is a URL's host (rules and "always" answers name hosts: `*.python.org`)."""
+    return tool.kind == FETCHES_URLS
 
 
 # read_file as the policy knows it (name, kind, default): what a read without a tool call is judged as.
-_READ_FILE = Tool(
-    name="read_file", description="", parameters={}, handler=_not_run, kind="read", default_policy="allow"
-)
+_READ_FILE = ReadFile().tool()
 
 
 class PermissionPolicy:
@@ -260,9 +262,9 @@ class PermissionPolicy:
 
     def subjects(self, tool: Tool, arguments: dict[str, Any], workspace: Path) -> list[str] | None:
         """What patterns match against: command segments, a workspace-relative path, or None (the call)."""
-        if tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str):
+        if _runs_command(tool, arguments):
             return [s.text for s in self._segments(arguments, workspace)[0]]
-        if tool.name in URL_TOOLS:
+        if _fetches(tool):
             return [_host(arguments.get("url"))]
         forms = self.path_forms(tool, arguments, workspace)
         return [forms.written] if forms is not None else None
@@ -271,7 +273,7 @@ class PermissionPolicy:
     def path_forms(tool: Tool, arguments: dict[str, Any], workspace: Path) -> PathForms | None:
         """A path argument as written and as it resolves through links (path_rules.py); None without one."""
         path = arguments.get("path")
-        if tool.name in COMMAND_TOOLS or tool.name in URL_TOOLS or not isinstance(path, str):
+        if tool.kind == RUNS_COMMANDS or _fetches(tool) or not isinstance(path, str):
             return None
         return path_forms(workspace, path)
 
@@ -335,7 +337,7 @@ class PermissionPolicy:
         """The verdict and the segments that are not yet allowed (for a command; one pseudo-segment otherwise).
         `decisions`: the remembered answers already read (a caller judging many paths reads them once)."""
         decisions = self._decisions(workspace) if decisions is None else decisions
-        if not (tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str)):
+        if not _runs_command(tool, arguments):
             forms = self.path_forms(tool, arguments, workspace)
             if forms is not None:  # an allow must hold for where the path really lands too; a deny for either
                 subject: str | None = forms.written
@@ -393,7 +395,7 @@ class PermissionPolicy:
         if verdict != "ask":
             return []
         out: list[str] = []
-        if tool.name in COMMAND_TOOLS and isinstance(arguments.get("command"), str):
+        if _runs_command(tool, arguments):
             segments, doubts = self._segments(arguments, ws)
             out += [f"cannot be sure what runs: {d}" for d in dict.fromkeys(doubts)]
             for segment in pending:
@@ -430,7 +432,7 @@ class PermissionPolicy:
         """
         ws = Path(workspace)
         _, pending = self._decide(tool, arguments, ws)
-        if tool.name in COMMAND_TOOLS:
+        if tool.kind == RUNS_COMMANDS:
             patterns: list[str | None] = list(
                 dict.fromkeys(
                     command_pattern(s.text) if s.level == PLAIN else _escape_glob(s.text)
@@ -438,7 +440,7 @@ class PermissionPolicy:
                     if s.text and (s.level < BLANKET or not allow)
                 )
             )
-        elif tool.name in URL_TOOLS:
+        elif _fetches(tool):
             host = _host(arguments.get("url"))
             patterns = [_escape_glob(host)] if host else []  # no host, nothing to remember: asked again
         elif (forms := self.path_forms(tool, arguments, ws)) is not None:

@@ -9,10 +9,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from pydantic import Field
+
 from .. import acp
 from ..errors import ToolError
-from .base import ToolContext, ToolResult
+from .base import LeanForm, ToolContext, ToolResult
 from .client_files import buffer_text
+from .definition import INTEGER, STRING, BuiltinTool, ToolArgs, lean_object, path_location
 from .filetypes import SNIFF_BYTES, describe_type, human_size, is_binary
 from .sandbox import NotRegularFileError, open_regular, relative, resolve, root_of
 from .walk import SKIP_DIRS, gitignore, ignored
@@ -145,19 +148,6 @@ def _read_disk(path: Path, rel: str, start: int | None, end: int | None, budget:
     return _render(rel, text, start, end, budget=budget)
 
 
-async def read_file(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    path = resolve(ctx.roots, args["path"], must_exist=True)
-    rel = relative(ctx.roots, path)
-    start, end = args.get("start_line"), args.get("end_line")
-    unsaved = await buffer_text(ctx, path)
-    if unsaved is not None:
-        text = _render(rel, unsaved, start, end, note=", unsaved editor buffer", budget=ctx.page_chars)
-    else:
-        text = await asyncio.to_thread(_read_disk, path, rel, start, end, ctx.page_chars)
-    line = (start - 1) if start else 0
-    return ToolResult(text=text, locations=[acp.ToolCallLocation(path=str(path), line=line)])
-
-
 def _list(root: Path, path: Path, rel: str) -> str:
     if not path.is_dir():
         raise ToolError(f"{rel} is a file, not a directory; use read_file to read it")
@@ -181,9 +171,70 @@ def _list(root: Path, path: Path, rel: str) -> str:
     return f"{rel}/ ({len(shown)} entries; folders end with /)\n{body}{tail}"
 
 
-async def list_directory(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    path = resolve(ctx.roots, args.get("path") or ".", must_exist=True)
-    rel = relative(ctx.roots, path)
-    root = root_of(ctx.roots, path)
-    text = await asyncio.to_thread(_list, root, path, rel)
-    return ToolResult(text=text, locations=[acp.ToolCallLocation(path=str(path))])
+class ReadFileArgs(ToolArgs):
+    path: str
+    """Path relative to the workspace root."""
+    start_line: int | None = Field(default=None, ge=1)
+    """First line (1-based)."""
+    end_line: int | None = Field(default=None, ge=1)
+    """Last line, inclusive."""
+
+
+class ReadFile(BuiltinTool[ReadFileArgs]):
+    name = "read_file"
+    description = (
+        "Read a text file (the editor's unsaved text if it is open), with line numbers. Use start_line and "
+        "end_line (1-based, inclusive) for part of a long file. Binary and huge files get a summary."
+    )
+    args = ReadFileArgs
+    kind = "read"
+    policy = "allow"
+    touches = "reads"
+    lean = LeanForm("Read a file (numbered lines).", lean_object(["path"], start_line=INTEGER, end_line=INTEGER), 10)
+
+    def title(self, args: dict[str, Any]) -> str:
+        start, end = args.get("start_line"), args.get("end_line")
+        span = f":{start or 1}-{end}" if end else (f":{start}-" if start else "")
+        return f"Read {args['path']}{span}"
+
+    def locations(self, ctx: ToolContext, args: dict[str, Any]) -> list[acp.ToolCallLocation]:
+        return path_location(ctx, args)
+
+    async def run(self, ctx: ToolContext, args: ReadFileArgs) -> ToolResult:
+        path = resolve(ctx.roots, args.path, must_exist=True)
+        rel = relative(ctx.roots, path)
+        start, end = args.start_line, args.end_line
+        unsaved = await buffer_text(ctx, path)
+        if unsaved is not None:
+            text = _render(rel, unsaved, start, end, note=", unsaved editor buffer", budget=ctx.page_chars)
+        else:
+            text = await asyncio.to_thread(_read_disk, path, rel, start, end, ctx.page_chars)
+        line = (start - 1) if start else 0
+        return ToolResult(text=text, locations=[acp.ToolCallLocation(path=str(path), line=line)])
+
+
+class ListDirectoryArgs(ToolArgs):
+    path: str | None = None
+    """Folder relative to the workspace ('.' = root)."""
+
+
+class ListDirectory(BuiltinTool[ListDirectoryArgs]):
+    name = "list_directory"
+    description = "List a folder of the workspace; folders end with '/'. Git-ignored entries are hidden."
+    args = ListDirectoryArgs
+    kind = "read"
+    policy = "allow"
+    lean = LeanForm("List a folder.", lean_object([], path=STRING), 20)
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"List {args.get('path') or '.'}"
+
+    def locations(self, ctx: ToolContext, args: dict[str, Any]) -> list[acp.ToolCallLocation]:
+        return path_location(ctx, args)
+
+    async def run(self, ctx: ToolContext, args: ListDirectoryArgs) -> ToolResult:
+        path = resolve(ctx.roots, args.path or ".", must_exist=True)
+        rel = relative(ctx.roots, path)
+        root = root_of(ctx.roots, path)
+        text = await asyncio.to_thread(_list, root, path, rel)
+        return ToolResult(text=text, locations=[acp.ToolCallLocation(path=str(path))])

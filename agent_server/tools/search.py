@@ -11,8 +11,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
+from .. import acp
 from ..errors import SandboxError, ToolError
-from .base import ToolContext, ToolResult
+from .base import LeanForm, ToolContext, ToolResult
+from .definition import STRING, BuiltinTool, ToolArgs, lean_object, path_location, short
 from .filetypes import SNIFF_BYTES, is_binary
 from .linear_regex import LinearPattern, UnsupportedPatternError, compile_linear
 from .sandbox import read_regular, relative, resolve, root_of
@@ -46,13 +50,6 @@ def _find(ctx: ToolContext, pattern: str, stop: threading.Event) -> str:
         f"\n(showing {FIND_LIMIT} of {len(found)} matches; use a narrower pattern)" if len(found) > FIND_LIMIT else ""
     )
     return f"{len(found)} files match '{pattern}':\n" + "\n".join(found[:FIND_LIMIT]) + more
-
-
-async def find_files(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    pattern = args["pattern"].strip()
-    if not pattern:
-        raise ToolError("pattern is empty; give a glob such as '**/*.py' or 'src/*.ts'")
-    return ToolResult(text=await run_stoppable(lambda stop: _find(ctx, pattern, stop)))
 
 
 def _search(
@@ -110,12 +107,66 @@ def _search(
     return f"{head}:\n" + "\n".join(hits) + more
 
 
-async def search_text(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    try:
-        regex = compile_linear(args["pattern"])
-    except UnsupportedPatternError as exc:
-        raise ToolError(f"invalid regular expression {args['pattern']!r}: {exc}") from None
-    start = resolve(ctx.roots, args.get("path") or ".", must_exist=True)
-    skip = max(0, int(args.get("skip") or 0))
-    glob = args.get("glob")
-    return ToolResult(text=await run_stoppable(lambda stop: _search(ctx, regex, start, glob, skip, stop)))
+class FindFilesArgs(ToolArgs):
+    pattern: str
+    """Glob, e.g. '**/test_*.py'."""
+
+
+class FindFiles(BuiltinTool[FindFilesArgs]):
+    name = "find_files"
+    description = (
+        "Find files by glob over workspace-relative paths: '*.py' matches at any depth, 'src/**/*.ts' under "
+        "src, '*' and '?' stay within one folder. Ignored folders (.git, node_modules, .venv) are skipped."
+    )
+    args = FindFilesArgs
+    kind = "search"
+    policy = "allow"
+    lean = LeanForm("Find files by glob ('**/*.py').", lean_object(["pattern"]), 30)
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"Find files `{short(args['pattern'])}`"
+
+    async def run(self, ctx: ToolContext, args: FindFilesArgs) -> ToolResult:
+        pattern = args.pattern.strip()
+        if not pattern:
+            raise ToolError("pattern is empty; give a glob such as '**/*.py' or 'src/*.ts'")
+        return ToolResult(text=await run_stoppable(lambda stop: _find(ctx, pattern, stop)))
+
+
+class SearchTextArgs(ToolArgs):
+    pattern: str
+    """Regular expression (RE2: no backreferences)."""
+    path: str | None = None
+    """File or folder to search (default: the whole workspace)."""
+    glob: str | None = None
+    """Only files whose path matches this glob."""
+    skip: int | None = Field(default=None, ge=0)
+    """Skip this many matches (next page)."""
+
+
+class SearchText(BuiltinTool[SearchTextArgs]):
+    name = "search_text"
+    description = (
+        "Search file contents with a regular expression; prints 'path:line: text'. Optional path "
+        "(file or folder) and glob (e.g. '*.py') narrow the search. Use (?i) for case-insensitive."
+    )
+    args = SearchTextArgs
+    kind = "search"
+    policy = "allow"
+    lean = LeanForm("Regex search in files; prints path:line: text.", lean_object(["pattern"], path=STRING), 40)
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"Search `{short(args['pattern'])}`" + (f" in {args['path']}" if args.get("path") else "")
+
+    def locations(self, ctx: ToolContext, args: dict[str, Any]) -> list[acp.ToolCallLocation]:
+        return path_location(ctx, args) if args.get("path") else []
+
+    async def run(self, ctx: ToolContext, args: SearchTextArgs) -> ToolResult:
+        try:
+            regex = compile_linear(args.pattern)
+        except UnsupportedPatternError as exc:
+            raise ToolError(f"invalid regular expression {args.pattern!r}: {exc}") from None
+        start = resolve(ctx.roots, args.path or ".", must_exist=True)
+        skip = max(0, args.skip or 0)
+        glob = args.glob
+        return ToolResult(text=await run_stoppable(lambda stop: _search(ctx, regex, start, glob, skip, stop)))

@@ -12,8 +12,11 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from pydantic import Field
+
 from ..errors import ToolError
 from .base import Tool, ToolContext, ToolResult
+from .definition import BuiltinTool, ToolArgs
 
 MAX_ENTRIES = 32  # per process, oldest dropped first
 MAX_CHARS = 8_000_000  # all entries together
@@ -85,34 +88,33 @@ def _marker(what: str, ident: str, first: int, last: int, total: int, chars: int
     )
 
 
-async def read_output(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    ident = str(args["id"])
-    text = SPILL.get(ctx.session_id, ident)
-    if text is None:
-        raise ToolError(f"no kept output '{ident}' in this session (only the latest {MAX_ENTRIES} are kept)")
-    first = int(args.get("start_line") or 1)
-    if first < 1:
-        raise ToolError("start_line must be 1 or more")
-    budget = max(200, (ctx.page_chars or len(text) + 300) - 260)
-    page, last, total = page_lines(text, first, budget)
-    return ToolResult(text=page + _marker("output", ident, first, last, total, len(text)))
+class ReadOutputArgs(ToolArgs):
+    id: str
+    """The id named in the page marker, e.g. 'out-1'."""
+    start_line: int | None = Field(default=None, ge=1)
+    """First line to show."""
+
+
+class ReadOutput(BuiltinTool[ReadOutputArgs]):
+    name = "read_output"
+    description = "Read more of a long command output or MCP result that was shown one page at a time."
+    args = ReadOutputArgs
+    kind = "read"
+    policy = "allow"
+    offered = False  # offered with the tools whose results are paged this way (registry.py)
+
+    def title(self, args: dict[str, Any]) -> str:
+        return f"Read output {args.get('id', '')}"
+
+    async def run(self, ctx: ToolContext, args: ReadOutputArgs) -> ToolResult:
+        text = SPILL.get(ctx.session_id, args.id)
+        if text is None:
+            raise ToolError(f"no kept output '{args.id}' in this session (only the latest {MAX_ENTRIES} are kept)")
+        first = args.start_line or 1
+        budget = max(200, (ctx.page_chars or len(text) + 300) - 260)
+        page, last, total = page_lines(text, first, budget)
+        return ToolResult(text=page + _marker("output", args.id, first, last, total, len(text)))
 
 
 def read_output_tool() -> Tool:
-    return Tool(
-        name="read_output",
-        description="Read more of a long command output or MCP result that was shown one page at a time.",
-        parameters={
-            "type": "object",
-            "properties": {
-                "id": {"type": "string", "description": "The id named in the page marker, e.g. 'out-1'."},
-                "start_line": {"type": "integer", "minimum": 1, "description": "First line to show."},
-            },
-            "required": ["id"],
-            "additionalProperties": False,
-        },
-        handler=read_output,
-        kind="read",
-        default_policy="allow",
-        title=lambda a: f"Read output {a.get('id', '')}",
-    )
+    return ReadOutput().tool()

@@ -20,13 +20,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
+from pydantic import Field
+
+from .. import acp
 from ..config import ToolsConfig
 from ..errors import ToolError
-from .base import Tool, ToolContext, ToolResult
+from .base import LeanForm, ToolContext, ToolResult
+from .definition import BuiltinTool, ToolArgs, short
 from .fetch_address import Address, Target, judge, parse, resolve
 from .fetch_address import host_of as host_of
 from .fetch_body import ACCEPT_ENCODING, BoundedBody, coding_of
 from .html_to_markdown import convert
+from .preview import Preview
 
 if TYPE_CHECKING:
     import httpx
@@ -43,21 +48,6 @@ _pages: OrderedDict[tuple[str, str], str] = OrderedDict()  # (session, url) -> m
 async def judged(target: Target, cfg: ToolsConfig) -> list[Address]:
     """The addresses of `target` that may be connected to: resolved once, every one judged."""
     return judge(target, await resolve(target), cfg.rules)
-
-
-async def fetch_preview(tool: Tool, args: dict[str, Any]) -> str:
-    """What the approval shows: the whole URL (its query string is what could carry data out) and the host an
-    "always allow" would cover. Raises ToolError for a URL the tool would refuse anyway, before anyone is asked:
-    not http(s), a name that does not resolve, an address a deny rule names or no rule allows."""
-    url = str(args.get("url", "")).strip()
-    target = parse(url)
-    cfg = tool.handler.cfg if isinstance(tool.handler, WebFetch) else ToolsConfig()
-    try:
-        async with asyncio.timeout(cfg.fetch_timeout_s):
-            await judged(target, cfg)
-    except TimeoutError:
-        raise ToolError(f"{target.name} did not resolve within {cfg.fetch_timeout_s:g} s") from None
-    return f'GET {url}\n\n"Always allow" allows every URL on {target.name}.'
 
 
 @dataclass
@@ -180,26 +170,56 @@ def _page(url: str, text: str, start: int, budget: int | None, note: str) -> str
     return body
 
 
-class WebFetch:
-    """The tool's handler; keeps its settings, which the permission preview judges with too."""
+class WebFetchArgs(ToolArgs):
+    url: str
+    """The full URL, e.g. 'https://docs.python.org/3/'."""
+    start_line: int | None = Field(default=None, ge=1)
+    """First line of the page to show (1-based)."""
 
-    def __init__(self, cfg: ToolsConfig) -> None:
-        self.cfg = cfg
 
-    async def __call__(self, ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-        url = str(args["url"]).strip()
+class WebFetch(BuiltinTool[WebFetchArgs]):
+    name = "web_fetch"
+    description = (
+        "Read a web page (http/https) as markdown. Long pages come in pages: pass start_line for the next. "
+        "Asks the user first unless the host is allowed."
+    )
+    args = WebFetchArgs
+    kind = "fetch"
+    policy = "ask"
+    lean = LeanForm(only_if_named=True)  # a fetched page would fill a small window
+
+    def title(self, args: dict[str, Any]) -> str:
+        url = str(args.get("url", ""))
+        return f"Fetch {host_of(url) or short(url)}"
+
+    async def preview(self, ctx: ToolContext, args: WebFetchArgs) -> Preview:
+        """The whole URL (its query string is what could carry data out) and the host an "always allow" would
+        cover. Raises ToolError for a URL the tool would refuse anyway, before anyone is asked: not http(s), a name
+        that does not resolve, an address a deny rule names or no rule allows."""
+        url = args.url.strip()
+        target = parse(url)
+        try:
+            async with asyncio.timeout(self.config.fetch_timeout_s):
+                await judged(target, self.config)
+        except TimeoutError:
+            raise ToolError(f"{target.name} did not resolve within {self.config.fetch_timeout_s:g} s") from None
+        shown = f'GET {url}\n\n"Always allow" allows every URL on {target.name}.'
+        return Preview(content=[acp.Content(content=acp.TextContent(text=shown))])
+
+    async def run(self, ctx: ToolContext, args: WebFetchArgs) -> ToolResult:
+        url = args.url.strip()
         parse(url)  # a clear error for anything that is not a valid http(s) URL
-        start = int(args.get("start_line") or 1)
+        start = args.start_line or 1
         key = (ctx.session_id, url)
         note = ""
         if key in _pages and start > 1:
             text = _pages[key]
             _pages.move_to_end(key)
         else:
-            page = await _fetch(url, self.cfg)
+            page = await _fetch(url, self.config)
             text = page.text
             if page.cut:
-                text += f"\n\n[page cut at {self.cfg.fetch_max_bytes} bytes (tools.fetch_max_bytes)]"
+                text += f"\n\n[page cut at {self.config.fetch_max_bytes} bytes (tools.fetch_max_bytes)]"
             if page.url != url:
                 note = f", redirected from {url}"
             _pages[key] = text
@@ -207,7 +227,3 @@ class WebFetch:
                 _pages.popitem(last=False)
             url = page.url
         return ToolResult(text=_page(url, text, start, ctx.page_chars, note))
-
-
-def make_handler(cfg: ToolsConfig) -> WebFetch:
-    return WebFetch(cfg)

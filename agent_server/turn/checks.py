@@ -12,14 +12,13 @@ from typing import TYPE_CHECKING, Any
 from ..messages import ToolCall
 from ..tools import diagnostics
 from ..tools.base import Tool, ToolContext
+from ..tools.command import RunCommand, RunCommandArgs
 from ..tools.sandbox import relative, resolve
 from .tool_step import run_tool_call
 
 if TYPE_CHECKING:
     from .turn import Turn
 
-EDIT_TOOLS = frozenset({"edit_file", "write_file"})
-COMMAND_TOOL = "run_command"
 AfterEdit = Callable[[], Awaitable[str]]
 
 
@@ -33,9 +32,10 @@ class CheckRun:
 
 async def run_check(turn: Turn, command: str, purpose: str) -> CheckRun:
     """Run `command` as if the model had called run_command: a card the user sees, the policy, the approval."""
-    if turn.tools.get(COMMAND_TOOL) is None:
-        return CheckRun(None, f"{COMMAND_TOOL} is not available in this mode")
-    call = ToolCall(id=f"{purpose}_{uuid.uuid4().hex[:8]}", name=COMMAND_TOOL, arguments={"command": command})
+    if turn.tools.get(RunCommand.name) is None:
+        return CheckRun(None, f"{RunCommand.name} is not available in this mode")
+    arguments = RunCommandArgs(command=command).model_dump(exclude_unset=True)
+    call = ToolCall(id=f"{purpose}_{uuid.uuid4().hex[:8]}", name=RunCommand.name, arguments=arguments)
     result = await run_tool_call(turn, call)
     raw = result.raw_output if isinstance(result.raw_output, dict) else {}
     code = raw.get("exit_code")
@@ -48,7 +48,7 @@ def edit_watcher(turn: Turn) -> Callable[[Tool, dict[str, Any]], Awaitable[After
     lint_outputs: dict[Path, str] = {}  # the linter's last output per file in this turn: the next edit's "before"
 
     async def watch(tool: Tool, arguments: dict[str, Any]) -> AfterEdit | None:
-        if tool.name not in EDIT_TOOLS or not turn.settings.tools.diagnostics:
+        if tool.touches != "writes" or not turn.settings.tools.diagnostics:
             return None
         ctx = ToolContext(session_id=turn.session.id, roots=turn.session.roots, client=turn.client)
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,14 @@ def test_errors_name_the_file_and_the_key(tmp_path: Path, text: str, expected: s
     with pytest.raises(ProfileError) as err:
         parse_profile(text, path, "workspace")
     assert str(path) in str(err.value) and expected in str(err.value)
+
+
+@pytest.mark.parametrize("tools", [["read_file", "rename_symbol"], ["*_symbol"], ["hover", "rename_*"]])
+def test_a_profile_that_can_rename_or_run_is_not_read_only(tools: list[str]) -> None:
+    """Read-only is judged by the tools' kinds: rename_symbol edits files (it was missing from a list of names)."""
+    profile = parse_profile(f"---\nname: renamer\ntools: {json.dumps(tools)}\n---\nRename things.\n", None, "user")
+    assert not profile.read_only
+    assert parse_profile("---\nname: looker\ntools: [read_*, find_*, hover]\n---\nLook.\n", None, "user").read_only
 
 
 def test_a_broken_file_is_reported_and_the_others_still_load(tmp_path: Path) -> None:

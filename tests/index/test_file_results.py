@@ -203,7 +203,9 @@ async def test_codebase_search_lists_files_with_line_ranges(project: Path, tmp_p
     from typing import Any, cast
 
     from agent_server.tools.base import ToolContext
-    from agent_server.tools.codebase import codebase_search
+    from agent_server.tools.codebase import CodebaseSearch
+
+    codebase_search = CodebaseSearch().tool().handler
 
     index = await built(project, tmp_path)
     try:
@@ -281,7 +283,9 @@ async def test_codebase_search_leaves_out_files_the_read_deny_rules_cover(projec
     from typing import Any, cast
 
     from agent_server.tools.base import ToolContext
-    from agent_server.tools.codebase import codebase_search
+    from agent_server.tools.codebase import CodebaseSearch
+
+    codebase_search = CodebaseSearch().tool().handler
 
     index = await built(project, tmp_path)
     try:
