@@ -1,7 +1,9 @@
-"""The names of the built-in tools, with no imports: the config checks rule names against them, and the config
-sits below the tools (which import it). tests/test_config_layers.py holds this list equal to the real tools.
-`load_skill` and `remember` are offered only with skills / memory on (context_sources/session_recall.py); the code
-tools only where the editor or the index can serve them (tools/code_nav.py)."""
+"""The names of the built-in tools, with no imports: the config checks rule names against them before any tool is
+imported (the config sits below the tools, which import it, and `initialize` should not wait for every tool module).
+tests/tools/test_new_builtin_tool.py holds this list equal to the definitions (tools/builtin.py's BUILTINS and the
+code tools) plus `load_skill` and `remember`, which are defined above the tools floor and offered only with skills /
+memory on (context_sources/session_recall.py); the code tools only where the editor or the index can serve them
+(tools/code_nav.py)."""
 
 BUILTIN_TOOL_NAMES: frozenset[str] = frozenset(
     {
