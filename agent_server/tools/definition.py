@@ -10,6 +10,8 @@ learns from); `run` and `preview` get them parsed into the model.
 
 from __future__ import annotations
 
+import copy
+import functools
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -117,7 +119,13 @@ _DROPPED = ("title", "default")
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema as the model is offered it: nested models inline, no titles or defaults, an optional
-    field as its type alone (null is never offered), every object closed and with its `required` list."""
+    field as its type alone (null is never offered), every object closed and with its `required` list. A copy: the
+    tools of every turn are built afresh, the schema derived once."""
+    return copy.deepcopy(_derived(model))
+
+
+@functools.cache
+def _derived(model: type[BaseModel]) -> dict[str, Any]:
     full = model.model_json_schema()
     return _clean(full, full.get("$defs", {}))
 
