@@ -11,6 +11,13 @@ from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
 
+# Who wrote a user-role message when the user did not: a guard's nudge, the output of a failed `agent.verify_command`,
+# or the `files` edit format's reply carrying what an answer's calls did (built for the prompt only, never stored).
+NudgeKind = Literal["guard", "verify", "results"]
+
+# Why an answer stopped before it was complete: the user cancelled the turn, or the server failed mid-answer.
+Interruption = Literal["cancelled", "error"]
+
 
 @dataclass
 class ToolCall:
@@ -37,18 +44,93 @@ class Image:
         return len(self.data) * 3 // 4 - self.data[-2:].count("=")
 
 
+@dataclass(frozen=True)
+class Rejection:
+    """Why a call did not run although nothing failed: the user said no, or a policy rule (or a hook) did."""
+
+    by: Literal["user", "policy"]
+    reason: str
+
+    def meta(self) -> dict[str, Any]:
+        # ACP has no "rejected" status; editors read this `_meta` to show the call as rejected instead of failed.
+        return {"rejected": {"by": self.by, "reason": self.reason}}
+
+
+@dataclass(frozen=True)
+class Repetition:
+    """Where the repetition guard cut a looping answer: the repeated span, how often it came, in the text or the
+    thinking."""
+
+    span: str
+    repeats: int
+    within: str  # "text" | "thinking"
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    """A change a tool made to a file, kept with its result so a replayed session shows the edit itself."""
+
+    path: str
+    new_text: str
+    old_text: str | None = None  # None: the file was created
+
+
 @dataclass
 class Message:
+    """One message of a conversation. Besides what the model is sent (role, content, calls), the typed fields say what
+    the turn, the context and the replay need to know about it; each belongs to one role (the comments say which), and
+    a field of another role keeps its default. They are explicit fields rather than a nested record: a message is
+    edited in place while its answer is read, and rewritten with `dataclasses.replace` by the context, both one field
+    at a time. The store keeps them in the `marks` column (store/serialization.py)."""
+
     role: Role
     content: str = ""
     thinking: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     tool_call_id: str | None = None  # role == "tool": the call this answers
     tool_name: str | None = None  # role == "tool": the tool that ran (Ollama wants it)
-    # Free-form data that is not sent to the model (e.g. {"nudge": "continuation"}, {"summary": True}).
+    # Open data no decision of the core reads (what a caller wants kept with the message); never sent to the model.
     meta: dict[str, Any] = field(default_factory=dict)
     # role == "user": pictures sent with the text to a vision model (context/images.py decides which are sent).
     images: list[Image] = field(default_factory=list)
+    # role == "user": not the user's own words (see NudgeKind); None: the user typed it.
+    nudge: NudgeKind | None = None
+    # role == "user": what the user typed, when the model was sent more (the hot context, the files of the `files`
+    # edit format): the title and the replay show this.
+    display: str | None = None
+    # role == "assistant": its calls were read from its text (the model wrote them instead of emitting them).
+    recovered_tool_calls: bool = False
+    # role == "assistant": how many more calls it held than `agent.max_text_calls` lets run (not run).
+    calls_not_run: int = 0
+    # role == "assistant": kept as far as it streamed, without its calls (cancelled, or the server failed).
+    interrupted: Interruption | None = None
+    # role == "assistant": cut by the repetition guard.
+    repetition: Repetition | None = None
+    # role == "tool": the call failed (the tool's own `ToolResult.is_error`, kept through the store and the replay).
+    is_error: bool = False
+    # role == "tool": the call did not run because the user or a policy said no.
+    rejected: Rejection | None = None
+    # role == "tool": the changes the call made, for the replay (bounded by turn/tool_step.py).
+    diffs: list[FileDiff] = field(default_factory=list)
+    # role == "tool": what index.on_read made of this read_file result (index/on_read.py), once.
+    on_read: str | None = None
+    # role == "system": the session's summary (context/notes.py), with its notes for the next merge.
+    summary: bool = False
+    notes: dict[str, list[str]] | None = None
+    # Shortened for the window by context/ (pruning.py, shrink.py, compaction.py): never shortened twice the same way.
+    pruned: bool = False
+    shrunk: bool = False
+    compacted: bool = False
+
+    @property
+    def typed_by_user(self) -> bool:
+        """The user's own message: a user-role message that is not a nudge, a verify result or the calls' results."""
+        return self.role == "user" and self.nudge is None
+
+    @property
+    def as_typed(self) -> str:
+        """A user message's text as the user typed it (`display`), else as it was sent."""
+        return self.content if self.display is None else self.display
 
 
 @dataclass

@@ -26,13 +26,12 @@ from typing import Any
 from ..config import ContextConfig
 from ..messages import Message, ToolCall
 from .budget import answer_reserve
-from .notes import SUMMARY, SessionNotes, summary_message
+from .notes import SessionNotes, summary_message
 from .pruning import cut
 from .shrink import Outliner, Shrink, shrink_recent
 from .tokens import CHARS_PER_TOKEN, TokenCounter, estimate_message
 
 Summarizer = Callable[[str, int], Awaitable[str]]
-COMPACTED = "compacted"
 TARGET_TOKENS = {"user": 50, "assistant": 200, "tool": 120, "system": 200}
 _KEY_LINE = re.compile(r"error|fail|warning|exception|traceback|passed|exit code|assert", re.IGNORECASE)
 
@@ -193,7 +192,7 @@ class _Rewriter:
             content=header + short,
             thinking="",
             tool_calls=[_shorten_args(c) for c in m.tool_calls],
-            meta={**m.meta, COMPACTED: True},
+            compacted=True,
         )
 
 
@@ -212,7 +211,7 @@ async def compact(
     """Compact `messages` (system prompt first, if any) when the prompt passes `compact_at` of `window`.
 
     `extra_tokens`: what the prompt holds besides the messages (tool definitions). The session summary, if any,
-    is a system message with meta {"summary": True} placed right after the leading system messages.
+    is a system message marked `summary`, placed right after the leading system messages.
     """
     if window <= 0:
         raise ValueError(f"context window must be positive, got {window}")
@@ -232,7 +231,7 @@ async def compact(
     before = total(messages)
     # The fixed part (system prompt, tool definitions) cannot shrink: aim at a share of what is left above it,
     # and always leave room for the answer.
-    fixed = total([m for m in messages if m.role == "system" and not m.meta.get(SUMMARY)][:1])
+    fixed = total([m for m in messages if m.role == "system" and not m.summary][:1])
     hard = window - answer_reserve(window, settings.min_remaining)  # the prompt must fit under this
     target = settings.compact_to * window
     trigger = settings.compact_at * window
@@ -250,9 +249,9 @@ async def compact(
     head: list[Message] = []
     body: list[Message] = []
     for m in messages:
-        if m.meta.get(SUMMARY):
-            notes = SessionNotes.from_dict(m.meta.get("notes"))
-            if not m.meta.get("notes") and m.content:
+        if m.summary:
+            notes = SessionNotes.from_dict(m.notes)
+            if not m.notes and m.content:
                 notes.decisions.append(_truncate_tokens(m.content, 150))  # a summary from the store, as text
         elif m.role == "system" and not body:
             head.append(m)
@@ -261,7 +260,7 @@ async def compact(
     start = protected_start(body, settings.keep_pairs)
     # The turn in progress is never summarized (its request and fresh results are what the model works on):
     # `shrink_recent` handles it, round by round.
-    request = max((i for i, m in enumerate(body) if m.role == "user" and not m.meta.get("nudge")), default=start)
+    request = max((i for i, m in enumerate(body) if m.typed_by_user), default=start)
     start = min(start, request)
     old, tail = body[:start], body[start:]
     calls = {c.id: c for m in body for c in m.tool_calls}
@@ -278,9 +277,7 @@ async def compact(
         (
             i
             for i, m in enumerate(old)
-            if not m.meta.get(COMPACTED)
-            and (m.tool_name or "") not in never_compress
-            and size(m) > TARGET_TOKENS[m.role] * 1.3
+            if not m.compacted and (m.tool_name or "") not in never_compress and size(m) > TARGET_TOKENS[m.role] * 1.3
         ),
         key=lambda i: -size(old[i]),
     )

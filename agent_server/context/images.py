@@ -29,7 +29,7 @@ def earlier_note(images: list[Image]) -> str:
 def images_for_request(history: list[Message], vision: bool) -> list[Message]:
     """`history` as sent: pictures kept on the latest user prompt (not a nudge) only, and only when `vision`."""
     latest = next(
-        (i for i in range(len(history) - 1, -1, -1) if history[i].role == "user" and not history[i].meta.get("nudge")),
+        (i for i in range(len(history) - 1, -1, -1) if history[i].typed_by_user),
         -1,
     )
     out: list[Message] = []

@@ -9,7 +9,6 @@ from typing import Any
 
 from ..messages import Message
 
-SUMMARY = "summary"  # meta key marking the summary system message
 _EXIT = re.compile(r"exit(?:ed with)?(?: code|_code| status)?[:= ]+(-?\d+)", re.IGNORECASE)
 _LIMITS = {"requests": 8, "files_read": 30, "files_modified": 30, "commands": 10, "decisions": 8, "todos": 15}
 _EDIT_TOOLS = ("write", "edit", "create", "delete", "move", "rename", "patch")
@@ -55,7 +54,7 @@ class SessionNotes:
             if m.role == "tool" and m.tool_call_id:
                 results[m.tool_call_id] = m.content
         for m in msgs:
-            if m.role == "user" and m.content.strip() and not m.meta.get("nudge"):
+            if m.typed_by_user and m.content.strip():
                 _add(self.requests, _first_sentence(m.content, 160))
             elif m.role == "assistant":
                 if m.content.strip() and not m.tool_calls:
@@ -102,8 +101,8 @@ class SessionNotes:
 
 
 def summary_message(notes: SessionNotes) -> Message:
-    """A system message carrying the rendered notes (and the notes themselves in meta, for the next merge)."""
-    return Message("system", notes.render(), meta={SUMMARY: True, "notes": notes.to_dict()})
+    """A system message carrying the rendered notes (and the notes themselves, for the next merge)."""
+    return Message("system", notes.render(), summary=True, notes=notes.to_dict())
 
 
 def with_summary(messages: list[Message], text: str) -> list[Message]:
@@ -111,9 +110,9 @@ def with_summary(messages: list[Message], text: str) -> list[Message]:
 
     The fixed system prompt stays byte-identical, so a server's KV cache of it survives.
     """
-    rest = [m for m in messages if not m.meta.get(SUMMARY)]
+    rest = [m for m in messages if not m.summary]
     head = 0
     while head < len(rest) and rest[head].role == "system":
         head += 1
-    summary = Message("system", text, meta={SUMMARY: True})
+    summary = Message("system", text, summary=True)
     return [*rest[:head], summary, *rest[head:]]

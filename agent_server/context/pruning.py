@@ -7,8 +7,6 @@ from dataclasses import replace
 
 from ..messages import Message
 
-PRUNED = "pruned"
-
 
 def turn_starts(messages: Sequence[Message]) -> list[int]:
     """Indexes of the user messages; each starts a turn."""
@@ -39,8 +37,8 @@ def prune_tool_results(
             and m.role == "tool"
             and len(m.content) > max_chars
             and (m.tool_name or "") not in never_compress
-            and not m.meta.get(PRUNED)
+            and not m.pruned
         ):
-            m = replace(m, content=cut(m.content, max_chars), meta={**m.meta, PRUNED: True})
+            m = replace(m, content=cut(m.content, max_chars), pruned=True)
         out.append(m)
     return out

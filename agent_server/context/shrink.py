@@ -29,7 +29,6 @@ from typing import Any, Protocol
 from ..messages import Message, ToolCall
 from .tokens import CHARS_PER_TOKEN
 
-SHRUNK = "shrunk"  # meta key on a message this module rewrote
 HEAD_CHARS = 240  # what is left of an older tool result
 ARG_CHARS = 300  # longer string arguments of older calls become stubs
 OUTLINE_ENTRIES = 12
@@ -128,7 +127,7 @@ def compress_result(
         )
     if len(short) >= len(text):
         return message
-    return replace(message, content=short, meta={**message.meta, SHRUNK: True})
+    return replace(message, content=short, shrunk=True)
 
 
 def _arg_stub(key: str, value: str) -> str:
@@ -154,7 +153,7 @@ def stub_arguments(message: Message, limit: int = ARG_CHARS) -> Message:
         calls.append(replace(call, arguments=args))
     if not changed:
         return message
-    return replace(message, tool_calls=calls, meta={**message.meta, SHRUNK: True})
+    return replace(message, tool_calls=calls, shrunk=True)
 
 
 def cut_message(message: Message, budget_chars: int) -> Message:
@@ -169,7 +168,7 @@ def cut_message(message: Message, budget_chars: int) -> Message:
             f"{text[:keep].rstrip()}\n[agent-server: this {what} was {len(message.content)} characters, too big for "
             f"the context window; only its first {keep} are kept here. Ask for a smaller part.]"
         )
-    return replace(message, content=text, thinking="", meta={**message.meta, SHRUNK: True})
+    return replace(message, content=text, thinking="", shrunk=True)
 
 
 def rounds_of(messages: Sequence[Message]) -> list[list[Message]]:
@@ -213,7 +212,7 @@ def shrink_recent(
         if size() <= goal:
             break
         m = msgs[i]
-        if m.role == "tool" and not m.meta.get(SHRUNK) and (m.tool_name or "") not in never_compress:
+        if m.role == "tool" and not m.shrunk and (m.tool_name or "") not in never_compress:
             new = compress_result(m, calls.get(m.tool_call_id or ""), outliner=outliner)
             if new is not m:
                 msgs[i] = new
@@ -232,7 +231,7 @@ def shrink_recent(
     # (the model would lose the task) and never the latest round.
     while size() > goal:
         chunks = rounds_of(msgs)
-        starts = [i for i, ch in enumerate(chunks) if ch[0].role == "user" and not ch[0].meta.get("nudge")]
+        starts = [i for i, ch in enumerate(chunks) if ch[0].typed_by_user]
         request = starts[-1] if starts else -1
         if request > 0:
             first_turn_end = next((i for i in starts if i > 0), request)

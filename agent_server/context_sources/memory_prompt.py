@@ -79,7 +79,7 @@ def _left_out(count: int) -> str:
 
 
 def first_request(history: list[Message]) -> str:
-    return next((str(m.content) for m in history if m.role == "user" and not m.meta.get("nudge")), "")
+    return next((str(m.content) for m in history if m.typed_by_user), "")
 
 
 def read_all(root: Path, workspace_too: bool, user_path: Path | None = None) -> list[Note]:

@@ -10,7 +10,7 @@ window; the transcript the user sees is unchanged. The turn's answer is never de
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +38,23 @@ class ReadFile:
     text: str
 
 
+def turn_start(history: list[Message], since: int) -> int:
+    """Where the turn that holds `history[since]` began: the user's own message at or before it (a nudge, which the
+    user did not type, begins no turn)."""
+    start = min(since, len(history) - 1)
+    while start > 0 and not history[start].typed_by_user:
+        start -= 1
+    return max(start, 0)
+
+
 def files_read(history: list[Message], roots: list[Path], since: int) -> list[ReadFile]:
-    """read_file results from history[since:], newest last, one per path (the latest read wins)."""
+    """Successful read_file results from the turn that holds history[since], newest last, one per path (the latest
+    read wins)."""
     calls = {c.id: c for m in history for c in m.tool_calls}
     found: dict[str, ReadFile] = {}
-    for i in range(since, len(history)):
+    for i in range(turn_start(history, since), len(history)):
         m = history[i]
-        if m.role != "tool" or m.tool_name != "read_file" or m.content.startswith("Error:") or m.meta.get("on_read"):
+        if m.role != "tool" or m.tool_name != "read_file" or m.is_error or m.on_read is not None:
             continue
         call = calls.get(m.tool_call_id or "")
         rel = str(call.arguments.get("path", "")) if call else ""
@@ -108,13 +118,7 @@ class OnRead:
             if replacement is None:
                 continue
             old = history[item.index]
-            history[item.index] = Message(
-                role="tool",
-                content=replacement,
-                tool_call_id=old.tool_call_id,
-                tool_name=old.tool_name,
-                meta={**old.meta, "on_read": choice},
-            )
+            history[item.index] = replace(old, content=replacement, on_read=choice)
             changed = True
             await self._show(session_id, item, choice, replacement)
         return changed

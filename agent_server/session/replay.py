@@ -8,21 +8,20 @@ from typing import Any
 from .. import acp
 from ..messages import Message
 from ..turn.interrupted import INTERRUPTED
-from ..turn.tool_step import rejection_of
 
 
 def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.SessionUpdate]:
     open_calls: list[str] = []  # shown but not answered yet: a crash mid-call leaves them open for good
     for index, message in enumerate(transcript):
-        if message.meta.get("summary"):
+        if message.summary:
             continue
         if message.role != "tool":
             yield from _close(open_calls)
         if message.role == "user":
-            if message.meta.get("nudge"):
+            if not message.typed_by_user:
                 yield acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {message.content}]\n"))
             else:
-                text = str(message.meta.get("display") or message.content)
+                text = message.as_typed
                 # Its own id: two prompts in a row (the first turn failed) stay two messages in the editor.
                 yield acp.UserMessageChunk(content=acp.TextContent(text=text), message_id=f"user-{index}")
                 for image in message.images:  # the pictures as the user sent them, whether the model saw them or not
@@ -31,7 +30,7 @@ def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.Sessio
         elif message.role == "assistant":
             if message.thinking:
                 yield acp.AgentThoughtChunk(content=acp.TextContent(text=message.thinking))
-            if message.content and not message.meta.get("recovered_tool_calls"):
+            if message.content and not message.recovered_tool_calls:
                 yield acp.AgentMessageChunk(content=acp.TextContent(text=message.content))
             for call in message.tool_calls:
                 tool = tools.get(call.name) if tools is not None else None
@@ -46,17 +45,15 @@ def replay_updates(transcript: list[Message], tools: Any) -> Iterator[acp.Sessio
         elif message.role == "tool" and message.tool_call_id:
             if message.tool_call_id in open_calls:
                 open_calls.remove(message.tool_call_id)
-            failed = message.content.startswith("Error:")
             content: list[acp.Content | acp.Diff] = [acp.Content(content=acp.TextContent(text=message.content))]
-            content += [acp.Diff.model_validate(d) for d in message.meta.get("diffs", [])]
+            content += [acp.Diff(path=d.path, old_text=d.old_text, new_text=d.new_text) for d in message.diffs]
             done = acp.ToolCallProgress(
                 tool_call_id=message.tool_call_id,
-                status="failed" if failed else "completed",
+                status="failed" if message.is_error else "completed",
                 content=content,  # type: ignore[arg-type]
             )
-            rejected = rejection_of(message.content) if failed else None
-            if rejected is not None:
-                done.meta = rejected.meta()
+            if message.rejected is not None:
+                done.meta = message.rejected.meta()
             yield done
     yield from _close(open_calls)
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Callable
+from typing import Any
 
+from . import legacy_meta
 from .db import Database
 
 Migration = Callable[[sqlite3.Connection], None]
@@ -194,6 +197,53 @@ def m009_measured_formats(conn: sqlite3.Connection) -> None:
 def m010_drop_summaries(conn: sqlite3.Connection) -> None:
     # Session summaries live in the compacted history (history_entries); this table was never read.
     conn.execute("DROP TABLE IF EXISTS summaries")
+
+
+# The texts turn/tool_step.py gave a refused call before m011, and the rejection each stood for (the replay told
+# them apart by these until then).
+_REFUSALS = (
+    ("Error: The user declined this ", {"by": "user", "reason": "you declined this call"}),
+    ("Error: Policy denies ", {"by": "policy", "reason": "a deny rule matches"}),
+)
+
+
+@migration
+def m011_message_marks(conn: sqlite3.Connection) -> None:
+    """A message's control flags move from `meta` to the `marks` column (store/serialization.py), and a tool result
+    is marked failed (and rejected) as the replay judged it until now: by its "Error:" prefix. The only place that
+    reads the prefix, once: after this, the tool's own is_error is recorded with the result."""
+    for table in ("messages", "history_entries"):
+        conn.execute(f"ALTER TABLE {table} ADD COLUMN marks TEXT NOT NULL DEFAULT '{{}}'")
+        last = 0
+        while True:  # in pages: a long-used store holds many messages
+            rows = conn.execute(
+                f"SELECT rowid, role, content, meta FROM {table}"
+                " WHERE rowid > ? AND (meta != '{}' OR role = 'tool') ORDER BY rowid LIMIT 500",
+                (last,),
+            ).fetchall()
+            if not rows:
+                break
+            last = rows[-1][0]
+            moved = [m for row in rows if (m := _marks_of_old(row[0], row[1], row[2], row[3])) is not None]
+            conn.executemany(f"UPDATE {table} SET meta = ?, marks = ? WHERE rowid = ?", moved)
+
+
+def _marks_of_old(rowid: int, role: str, content: str, meta_text: str) -> tuple[str, str, int] | None:
+    try:
+        meta: Any = json.loads(meta_text)
+    except ValueError:
+        return None
+    if not isinstance(meta, dict):
+        return None
+    marks, rest = legacy_meta.split(meta)
+    if role == "tool" and content.startswith("Error:"):
+        marks["is_error"] = True
+        for head, why in _REFUSALS:
+            if content.startswith(head):
+                marks["rejected"] = why
+    if not marks:
+        return None
+    return json.dumps(rest, ensure_ascii=False), json.dumps(marks, ensure_ascii=False), rowid
 
 
 def applied(db: Database) -> list[str]:

@@ -16,7 +16,7 @@ from .db import Database, StoreBusy, Synchronous
 from .migrations import migrate
 from .records import Decision, SessionRecord
 from .search import SessionHit, search_sessions
-from .serialization import MESSAGE_COLUMNS, message_values, row_to_message
+from .serialization import MESSAGE_COLUMNS, as_stored, message_values, row_to_message
 
 TITLE_CHARS = 60
 _SESSION_SELECT = """SELECT s.*, (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS message_count
@@ -31,19 +31,6 @@ def derive_title(text: str, limit: int = TITLE_CHARS) -> str | None:
     if not line:
         return None
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
-def _typed(content: str, meta: str | None) -> str | None:
-    """A stored user message as the user typed it (its `display`), else as it was sent; None for a nudge."""
-    try:
-        data = json.loads(meta) if meta else {}
-    except ValueError:
-        data = {}
-    data = data if isinstance(data, dict) else {}
-    if data.get("nudge"):
-        return None
-    shown = data.get("display")
-    return shown if isinstance(shown, str) else content
 
 
 class Store:
@@ -148,9 +135,8 @@ class Store:
         # The first user message names a session without a title; the statement keeps any title there is.
         # What the user typed (`display`), not what the model was sent: in the files edit format the message opens
         # with the files ("The files: …"), which named every such session "The files:". A nudge is no title.
-        shown = message.meta.get("display")
-        said = shown if isinstance(shown, str) else message.content
-        title = derive_title(said) if message.role == "user" and not message.meta.get("nudge") else None
+        said = as_stored(message)
+        title = derive_title(said.as_typed) if said.typed_by_user else None
         with self.db.write(wait) as conn:
             touched = conn.execute(
                 "UPDATE sessions SET updated_at = ?,"
@@ -223,10 +209,10 @@ class Store:
             conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (time.time(), session_id))
             # A title taken from a prompt that is gone would name what was removed: take it from the first left.
             users = conn.execute(
-                "SELECT content, meta FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id LIMIT 20",
+                f"SELECT {_COLS} FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id LIMIT 20",
                 (session_id,),
             ).fetchall()
-            typed = next((t for row in users if (t := _typed(row["content"], row["meta"])) is not None), None)
+            typed = next((m.as_typed for m in map(row_to_message, users) if m.typed_by_user), None)
             conn.execute(
                 "UPDATE sessions SET title = ? WHERE id = ? AND NOT title_explicit",
                 (derive_title(typed) if typed else None, session_id),

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from .. import acp
+from ..messages import Rejection
 
 if TYPE_CHECKING:
     from ..client_contract import AgentClient
@@ -40,6 +41,8 @@ class ToolResult:
     ends_turn: bool = False
     # Set by update_plan: the loop sends it as a `plan` update.
     plan: list[acp.PlanEntry] | None = None
+    # Set by the turn when the call did not run because the user or a policy said no (kept with the recorded result).
+    rejected: Rejection | None = None
 
 
 # The page budget of the turn running in this task (set by the context step before each round), so a

@@ -10,7 +10,7 @@ from ..llm.base import ChatRequest
 from ..messages import Message, ToolCall
 from .edit_formats.format import EditFormat
 from .guards.guard import Answer
-from .guards.text_call_cap import NOT_RUN, capped
+from .guards.text_call_cap import capped
 
 if TYPE_CHECKING:
     from .turn import Turn
@@ -35,7 +35,7 @@ async def recover(turn: Turn, message: Message, request: ChatRequest, fmt: EditF
     offered to the model (empty when this turn does not recover calls: no recovery, or no tools offered). Native
     calls are capped like recovered ones (`agent.max_text_calls` per answer): a server's parser is no bound either."""
     if len(message.tool_calls) > turn.settings.agent.max_text_calls:
-        message.tool_calls, message.meta[NOT_RUN] = capped(message.tool_calls, turn.settings.agent.max_text_calls)
+        message.tool_calls, message.calls_not_run = capped(message.tool_calls, turn.settings.agent.max_text_calls)
     names = offered_names(turn, request, fmt)
     if turn.recover_calls is None or not names:
         return set()
@@ -44,14 +44,14 @@ async def recover(turn: Turn, message: Message, request: ChatRequest, fmt: EditF
     try:  # off the event loop: the text is the model's and as long as it likes (a cancel is answered meanwhile)
         calls, not_run = await asyncio.to_thread(turn.recover_calls, message.content, names)
     except asyncio.CancelledError:
-        message.meta["cancelled"] = True
+        message.interrupted = "cancelled"
         await turn.record(message)  # the answer the user saw stays in the history; none of its calls ran
         raise
     if calls:
         message.tool_calls = calls
-        message.meta["recovered_tool_calls"] = True
+        message.recovered_tool_calls = True
         if not_run:
-            message.meta[NOT_RUN] = not_run
+            message.calls_not_run = not_run
     return names
 
 

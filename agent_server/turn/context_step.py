@@ -247,7 +247,7 @@ class ContextStep:
 
         # The session's first request, not the latest: the choice is the session's (the prompt prefix stays cached),
         # and a restarted agent-server makes the same one for a resumed session (its saved slot still matches).
-        query = next((m.content for m in turn.session.history if m.role == "user" and not m.meta.get("nudge")), "")
+        query = next((m.content for m in turn.session.history if m.typed_by_user), "")
         keep = LOOP_CONTROL if limit <= FEW_TOOLS else LOOP_CONTROL | _builtin_names(turn)
         prefilter = ToolPrefilter(limit, always_keep=keep)
         return await prefilter.select(query, specs)

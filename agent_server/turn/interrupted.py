@@ -24,7 +24,9 @@ def unanswered_calls(history: list[Message]) -> list[Message]:
             i += 1
         for call in message.tool_calls:
             if call.id not in answered:
-                result = Message(role="tool", content=INTERRUPTED, tool_call_id=call.id, tool_name=call.name)
+                result = Message(
+                    role="tool", content=INTERRUPTED, tool_call_id=call.id, tool_name=call.name, is_error=True
+                )
                 history.insert(i, result)
                 inserted.append(result)
                 i += 1

@@ -18,7 +18,7 @@ from .. import acp
 from ..errors import ContextOverflowError, LLMError
 from ..llm.base import ChatRequest, GenerationOptions
 from ..llm.server_facts import is_llamacpp
-from ..messages import Message
+from ..messages import Interruption, Message
 from .answer_step import offered_names, read_answer
 from .edit_formats.format import EditFormat
 from .edit_formats.registry import of as edit_format
@@ -110,8 +110,7 @@ async def act(turn: Turn, verdict: Verdict) -> None:
     if verdict.require_tool:
         turn.require_tool = True
     if verdict.nudge:
-        meta = {"nudge": True, verdict.flag: True} if verdict.flag else {"nudge": True}
-        await turn.record(Message(role="user", content=verdict.nudge, meta=meta))
+        await turn.record(Message(role="user", content=verdict.nudge, nudge=verdict.kind))
         if not verdict.quiet:
             text = f"\n[agent-server: {verdict.nudge}]\n"
             await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=text)))
@@ -173,11 +172,11 @@ async def ask_model(turn: Turn, answer: Answer) -> bool:
     return True
 
 
-async def keep_partial(turn: Turn, message: Message, why: str) -> None:
+async def keep_partial(turn: Turn, message: Message, why: Interruption) -> None:
     """What an interrupted answer already showed stays in the history (marked `why`), without its calls."""
     if message.content or message.thinking:
         message.tool_calls = []
-        message.meta[why] = True
+        message.interrupted = why
         await turn.record(message)
 
 
@@ -194,7 +193,7 @@ async def overflow_retry(turn: Turn, error: ContextOverflowError | None = None) 
 
 async def final_summary(turn: Turn, ask: str) -> None:
     """One last call without tools, asked with `ask` (the empty-answers guard's last word): it must summarize."""
-    await turn.record(Message(role="user", content=ask, meta={"nudge": True}))
+    await turn.record(Message(role="user", content=ask, nudge="guard"))
     request = await prepare(turn)
     request.tools = []
     reply = ModelReply(message=Message(role="assistant"))

@@ -7,11 +7,11 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from .. import acp
 from ..errors import SandboxError, ToolError
-from ..messages import Message, ToolCall
+from ..messages import FileDiff, Message, Rejection, ToolCall
 from ..tools.base import Tool, ToolContext, ToolResult
 from ..tools.editing import write_reviewed
 from .guards.guard import Guard
@@ -48,21 +48,24 @@ async def run_tool_calls(turn: Turn, calls: list[ToolCall], guards: Sequence[Gua
             # the interrupted call does not stay "in progress" in the editor.
             await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="failed"))
             for pending in calls[index:]:
-                await turn.record(_tool_message(pending, "Error: cancelled by the user before it finished."))
+                await turn.record(_tool_message(pending, _error("cancelled by the user before it finished.")))
             raise
-        message = _tool_message(call, result.text)
-        diffs = [c.dump() for c in result.content if isinstance(c, acp.Diff)]
-        if diffs and sum(len(d.get("oldText") or "") + len(d["newText"]) for d in diffs) <= MAX_STORED_DIFF:
-            message.meta["diffs"] = diffs  # so a replayed session shows the edit, not just its summary
-        await turn.record(message)
+        await turn.record(_tool_message(call, result))
         if result.ends_turn:
             await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=result.text)))
         results.append(result)
     return results
 
 
-def _tool_message(call: ToolCall, text: str) -> Message:
-    return Message(role="tool", content=text, tool_call_id=call.id, tool_name=call.name)
+def _tool_message(call: ToolCall, result: ToolResult) -> Message:
+    """The result as the history keeps it: its text for the model; whether it failed or was rejected, and the edit it
+    made, for the turn's later decisions and the replay."""
+    message = Message(role="tool", content=result.text, tool_call_id=call.id, tool_name=call.name)
+    message.is_error, message.rejected = result.is_error, result.rejected
+    diffs = [FileDiff(c.path, c.new_text, c.old_text) for c in result.content if isinstance(c, acp.Diff)]
+    if sum(len(d.old_text or "") + len(d.new_text) for d in diffs) <= MAX_STORED_DIFF:
+        message.diffs = diffs  # so a replayed session shows the edit, not just its summary
+    return message
 
 
 async def run_tool_call(turn: Turn, call: ToolCall, guards: Sequence[Guard] = ()) -> ToolResult:
@@ -157,34 +160,15 @@ async def _execute(turn: Turn, call: ToolCall, tool: Tool, approval: Approval, g
 
 
 async def _fail(turn: Turn, call: ToolCall, result: ToolResult, rejected: Rejection | None = None) -> ToolResult:
-    """Show a call that did not run (or failed before it could) with its result, and return that result."""
-    await _finish(turn, call, result, rejected)
+    """Show a call that did not run (or failed before it could) with its result, and return that result (which
+    keeps the rejection, for the history)."""
+    result.rejected = rejected
+    await _finish(turn, call, result)
     return result
-
-
-@dataclass(frozen=True)
-class Rejection:
-    """Why a call did not run although nothing failed: the user said no, or a policy rule did."""
-
-    by: Literal["user", "policy"]
-    reason: str
-
-    def meta(self) -> dict[str, Any]:
-        # ACP has no "rejected" status; editors read this to show the call as rejected instead of failed.
-        return {"rejected": {"by": self.by, "reason": self.reason}}
 
 
 USER_REJECTION = Rejection("user", "you declined this call")
 POLICY_REJECTION = Rejection("policy", "a deny rule matches")
-
-
-def rejection_of(result_text: str) -> Rejection | None:
-    """The rejection a stored tool result records (for replays), from the texts this module writes."""
-    for template, rejection in ((DECLINED, USER_REJECTION), (DENIED, POLICY_REJECTION)):
-        head = "Error: " + template.split("{name}")[0]
-        if result_text.startswith(head):
-            return rejection
-    return None
 
 
 def _approval_key(call: ToolCall) -> str:
@@ -220,7 +204,7 @@ async def _announce(turn: Turn, call: ToolCall, tool: Tool | None) -> None:
     )
 
 
-async def _finish(turn: Turn, call: ToolCall, result: ToolResult, rejected: Rejection | None = None) -> None:
+async def _finish(turn: Turn, call: ToolCall, result: ToolResult) -> None:
     content: list[acp.Content | acp.Diff] = list(result.content)
     if not any(isinstance(c, acp.Content) for c in content):
         content.insert(0, acp.Content(content=acp.TextContent(text=result.text)))
@@ -231,8 +215,8 @@ async def _finish(turn: Turn, call: ToolCall, result: ToolResult, rejected: Reje
         locations=result.locations or None,
         raw_output=result.raw_output,
     )
-    if rejected is not None:
-        update.meta = rejected.meta()
+    if result.rejected is not None:
+        update.meta = result.rejected.meta()
     await turn.relay.send(update)
 
 

@@ -42,4 +42,4 @@ class VerifyCommand(Guard):
 
     async def at_end(self, turn: Turn) -> Verdict | None:
         failed = await verify(turn)
-        return None if failed is None else Verdict(nudge=failed, quiet=True, flag="verify")
+        return None if failed is None else Verdict(nudge=failed, quiet=True, kind="verify")

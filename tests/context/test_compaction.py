@@ -96,7 +96,7 @@ async def test_summarizer_shrinks_old_messages_and_keeps_last_pairs_verbatim() -
     assert "summarized" in res.notice
     assert targets.get("Task") == {50} and targets.get("Fixed") == {200}  # user ~50 tokens, assistant ~200
     # tool results keep a verbatim header naming the file or the command
-    headers = [m.content for m in res.messages if m.role == "tool" and m.meta.get("compacted")]
+    headers = [m.content for m in res.messages if m.role == "tool" and m.compacted]
     assert any(h.startswith("[read_file src/mod") for h in headers)
 
 
@@ -171,7 +171,7 @@ async def test_eviction_writes_a_session_summary_after_the_fixed_system_prompt()
     res = await compact(msgs, window, ContextConfig(compact_to=0.2), None)
     assert res.evicted > 0 and res.summary
     assert res.messages[0] is SYSTEM and res.messages[0].content == SYSTEM.content
-    assert res.messages[1].role == "system" and res.messages[1].meta["summary"] is True
+    assert res.messages[1].role == "system" and res.messages[1].summary is True
     s = res.summary
     assert "src/mod0.py" in s and "Files modified" in s and "pytest tests/t0.py (exit 1)" in s
     assert "Task 8" in s and "Fixed module 8: the loop bound was off by one." in s
@@ -189,7 +189,7 @@ async def test_a_second_compaction_keeps_what_the_first_summary_remembered() -> 
     grown = first.messages + [m for t in range(12, 20) for m in _turn(t)]
     second = await compact(grown, window, ContextConfig(compact_to=0.25), None)
     assert second.summary and "src/mod0.py" in second.summary and "src/mod12.py" in second.summary
-    assert sum(1 for m in second.messages if m.meta.get("summary")) == 1
+    assert sum(1 for m in second.messages if m.summary) == 1
 
 
 async def test_oversized_recent_tool_results_are_cut_as_a_last_resort() -> None:
@@ -271,4 +271,4 @@ async def test_200_round_session_never_exceeds_the_window() -> None:
         recent = [(m.role, m.content) for m in _last_pairs(history) if m.role != "tool"]
         assert recent == [(m.role, m.content) for m in _last_pairs(transcript) if m.role != "tool"]
     assert compactions > 0
-    assert any(m.meta.get("summary") for m in history)
+    assert any(m.summary for m in history)

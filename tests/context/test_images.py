@@ -16,8 +16,8 @@ def _history() -> list[Message]:
         Message(role="user", content="first", images=[SHOT]),
         Message(role="assistant", content="a dot"),
         Message(role="user", content="second", images=[SHOT, SHOT]),
-        Message(role="assistant", content="", meta={}),
-        Message(role="user", content="keep going", meta={"nudge": True}),
+        Message(role="assistant", content=""),
+        Message(role="user", content="keep going", nudge="guard"),
     ]
 
 

@@ -57,7 +57,7 @@ async def test_a_long_turn_in_a_4k_window_always_fits() -> None:
     assert 0 < compactions < 40  # in steps, not every round
     told = "\n".join(m.content for m in history)
     assert "to fit the context window" in told and "Call read_file with path=" in told
-    summary = next(m for m in history if m.meta.get("summary"))
+    summary = next(m for m in history if m.summary)
     assert "Files read:" in summary.content and "pkg/mod30.py" in summary.content  # evicted rounds live on there
 
 
@@ -67,7 +67,7 @@ async def test_a_compressed_read_keeps_the_outline_with_line_numbers() -> None:
     assert len(short.content) < len(result.content) / 2
     assert "pkg/mod3.py" in short.content and "start_line/end_line" in short.content
     assert "helper_3_0: lines 1-3" in short.content and "helper_3_4: lines 17-19" in short.content
-    assert short.tool_call_id == result.tool_call_id and short.meta.get("shrunk")
+    assert short.tool_call_id == result.tool_call_id and short.shrunk
 
 
 async def test_a_100_kb_write_becomes_a_stub_with_size_and_hash() -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from agent_server.config import Settings
 from agent_server.errors import SessionNotFoundError, StoreError
-from agent_server.messages import Message, ToolCall
+from agent_server.messages import FileDiff, Message, Rejection, Repetition, ToolCall
 from agent_server.store import Decision, Store, derive_title
 from agent_server.tools.permissions import DecisionStore
 
@@ -53,8 +53,17 @@ def test_round_trip_of_every_message_field(store: Store) -> None:
                 ToolCall("c2", "run_command", {}, arguments_error="Expecting value: line 1"),
             ],
         ),
-        Message("tool", "print('hi')", tool_call_id="c1", tool_name="read_file", meta={"is_error": False}),
-        Message("assistant", "done", meta={"nudge": "continuation"}),
+        Message("tool", "print('hi')", tool_call_id="c1", tool_name="read_file", meta={"client": {"x": 1}}),
+        Message("tool", "Exit code: 2", tool_call_id="c2", tool_name="run_command", is_error=True),
+        Message("tool", "no", tool_call_id="c3", is_error=True, rejected=Rejection("user", "you declined this call")),
+        Message("tool", "Edited", tool_call_id="c4", diffs=[FileDiff("a.py", "new\n", "old\n"), FileDiff("b", "x")]),
+        Message("tool", "[a.py: indexed]", tool_call_id="c5", on_read="Full indexing", pruned=True, shrunk=True),
+        Message("user", "Continue now.", nudge="guard"),
+        Message("user", "tests fail", nudge="verify"),
+        Message("user", "The files: …", display="fix it"),
+        Message("assistant", "partial", interrupted="cancelled", repetition=Repetition("ab", 9, "thinking")),
+        Message("assistant", "<blocks>", recovered_tool_calls=True, calls_not_run=3, compacted=True),
+        Message("system", "Summary", summary=True, notes={"requests": ["fix it"]}),
     ]
     ids = [store.append_message(sid, m, token_count=i * 10) for i, m in enumerate(msgs)]
     assert ids == sorted(ids)
@@ -85,14 +94,14 @@ def test_the_title_is_what_the_user_typed_not_what_the_model_was_sent(store: Sto
     # The files edit format sends the files first ("The files: …"): the session is named by the typed request.
     a = store.create_session("/w").id
     sent = "The files:\n\nleap.py\n```python\n...\n```\n\nFix leap year"
-    store.append_message(a, Message("user", "Continue now.", meta={"nudge": True}))
-    first = store.append_message(a, Message("user", sent, meta={"display": "Fix leap year in leap.py"}))
+    store.append_message(a, Message("user", "Continue now.", nudge="guard"))
+    first = store.append_message(a, Message("user", sent, display="Fix leap year in leap.py"))
     store.append_message(a, Message("assistant", "done"))
-    second = store.append_message(a, Message("user", sent.replace("leap", "fizz"), meta={"display": "Now fizzbuzz"}))
+    second = store.append_message(a, Message("user", sent.replace("leap", "fizz"), display="Now fizzbuzz"))
     assert store.get_session(a).title == "Fix leap year in leap.py"
     store.cut_from(a, first)
     assert store.get_session(a).title is None
-    store.append_message(a, Message("user", sent, meta={"display": "Start again"}))
+    store.append_message(a, Message("user", sent, display="Start again"))
     assert store.get_session(a).title == "Start again"
     assert second > first
 
@@ -156,7 +165,7 @@ def test_replace_history_keeps_transcript_and_later_appends(store: Store) -> Non
     original = [Message("user", f"q{i}") if i % 2 == 0 else Message("assistant", f"a{i}") for i in range(6)]
     for m in original:
         store.append_message(sid, m)
-    compacted = [Message("system", "summary: q0..q3", meta={"summary": True}), original[4], original[5]]
+    compacted = [Message("system", "summary: q0..q3", summary=True), original[4], original[5]]
     store.replace_history(sid, compacted)
     later = Message("user", "q6")
     store.append_message(sid, later)

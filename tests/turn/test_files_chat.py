@@ -13,7 +13,7 @@ def test_block_calls_become_the_answer_text_and_one_user_reply() -> None:
     calls = [ToolCall(id="e1", name="write_file", arguments={}), ToolCall(id="e2", name="write_file", arguments={})]
     history = [
         Message(role="user", content="Fix leap.py"),
-        Message(role="assistant", content=ANSWER, tool_calls=calls, meta={"recovered_tool_calls": True}),
+        Message(role="assistant", content=ANSWER, tool_calls=calls, recovered_tool_calls=True),
         Message(role="tool", content="Overwrote leap.py (2 lines).", tool_call_id="e1", tool_name="write_file"),
         Message(role="tool", content="Error: util.py already has exactly this content", tool_call_id="e2"),
         Message(role="user", content="The tests failed."),

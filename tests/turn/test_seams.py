@@ -142,7 +142,7 @@ def test_the_files_format_judges_results_by_their_error_flag_not_their_text() ->
     """An answer whose blocks all applied is the edit; whether one failed is the result's `is_error`, never the words
     it starts with (a file may well be about "Error: ..." handling)."""
     files = FilesFormat()
-    answer = Message(role="assistant", meta={"recovered_tool_calls": True})
+    answer = Message(role="assistant", recovered_tool_calls=True)
     wrote = ToolResult(text="Error: handling documented. Wrote errors.md")
     failed = ToolResult(text="The edit did not apply", is_error=True)
     turn: Turn = None  # type: ignore[assignment]  # neither answer reaches the per-turn cap of unchanged files

@@ -30,7 +30,7 @@ class FilesFormat:
         return as_files_chat(messages)
 
     def after_calls(self, turn: Turn, answer: Message, results: list[ToolResult]) -> AfterCalls:
-        if not answer.meta.get("recovered_tool_calls") or not results:
+        if not answer.recovered_tool_calls or not results:
             return None  # native calls (a server that parsed some anyway) are not the answer's edit
         if not any(r.is_error for r in results):
             return "done"
@@ -47,14 +47,14 @@ def as_files_chat(messages: list[Message]) -> list[Message]:
     out: list[Message] = []
     recovered: set[str] = set()  # ids of calls read from file blocks (a native call keeps its tool message)
     for m in messages:
-        if m.role == "assistant" and m.tool_calls and m.meta.get("recovered_tool_calls"):
+        if m.role == "assistant" and m.tool_calls and m.recovered_tool_calls:
             recovered.update(c.id for c in m.tool_calls)
             out.append(replace(m, tool_calls=[]))
         elif m.role == "tool" and m.tool_call_id in recovered:
-            if out and out[-1].meta.get("results"):  # one reply for all the blocks of one answer
+            if out and out[-1].nudge == "results":  # one reply for all the blocks of one answer
                 out[-1] = replace(out[-1], content=f"{out[-1].content}\n{m.content}")
             else:
-                out.append(Message(role="user", content=m.content, meta={"results": True}))
+                out.append(Message(role="user", content=m.content, nudge="results"))
         else:
             out.append(m)
     return out

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...llm.base import ChatRequest
-from ...messages import Message, ToolCall
+from ...messages import Message, NudgeKind, ToolCall
 from ...tools.base import Tool, ToolResult
 from ..edit_formats.format import EditFormat
 from ..model_call import ModelReply
@@ -45,7 +45,7 @@ class Verdict:
     again: bool = True  # False: a remark; the guards after this one at the same point still have their say
     summarize: str = ""  # before the turn stops: one last answer without tools, asked for with this text
     quiet: bool = False  # the nudge is not shown to the user, who saw why (the check's own card)
-    flag: str = ""  # a second flag on the nudge message's meta, beside "nudge" ("verify")
+    kind: NudgeKind = "guard"  # what the nudge message is (`Message.nudge`): a guard's, or a failed verify command
 
 
 @dataclass

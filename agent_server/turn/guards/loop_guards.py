@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...messages import Message, ToolCall
+from ...messages import Message, Repetition, ToolCall
 from ...tools.base import Tool, ToolResult
 from .guard import Answer, Guard, Verdict
 from .repeated_calls import NOT_RUN
@@ -38,7 +38,7 @@ class LoopingStream(Guard):
         else:
             message.content = trimmed(message.content, loop)
         message.tool_calls = []
-        message.meta["repetition"] = {"span": loop.span[:200], "repeats": loop.repeats, "in": reply.loop_in}
+        message.repetition = Repetition(loop.span[:200], loop.repeats, reply.loop_in)
         await turn.record(message)
         note = (
             f"Stopped early: {loop.describe()} (a generation loop). Send a message to continue, or rephrase the "
@@ -58,7 +58,8 @@ class RepeatingCalls(Guard):
         if verdict != "stop" or culprit is None:
             return None
         for call in calls:
-            await turn.record(Message(role="tool", content=NOT_RUN, tool_call_id=call.id, tool_name=call.name))
+            not_run = Message(role="tool", content=NOT_RUN, tool_call_id=call.id, tool_name=call.name, is_error=True)
+            await turn.record(not_run)
         return Verdict(note=f"\n\n{turn.repeats.stop_note(culprit)}", stop="max_turn_requests")
 
     async def after_calls(self, turn: Turn, answer: Answer) -> Verdict | None:

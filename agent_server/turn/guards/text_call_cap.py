@@ -17,8 +17,6 @@ from .guard import Answer, Guard, Verdict
 if TYPE_CHECKING:
     from ..turn import Turn
 
-NOT_RUN = "calls_not_run"  # the answer message's meta: how many of its calls were not applied
-
 
 def capped(calls: list[ToolCall], cap: int) -> tuple[list[ToolCall], int]:
     """The calls to run and how many more the answer held."""
@@ -36,7 +34,7 @@ class TextCallCap(Guard):
     """After the answer's calls ran: if some were cut, the model (and the user) is told, and asked again."""
 
     async def after_calls(self, turn: Turn, answer: Answer) -> Verdict | None:
-        not_run = int(answer.message.meta.get(NOT_RUN) or 0)
+        not_run = answer.message.calls_not_run
         if not not_run:
             return None
         return Verdict(nudge=note(len(answer.message.tool_calls), not_run, answer.format.call_noun))

@@ -53,7 +53,7 @@ def request_and_tools(history: list[Message]) -> tuple[str, bool]:
     for message in reversed(history):
         if message.role == "tool":
             looked = True
-        elif message.role == "user" and not message.meta.get("nudge"):
+        elif message.typed_by_user:
             return message.content if isinstance(message.content, str) else "", looked
     return "", looked
 

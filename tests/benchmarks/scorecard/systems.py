@@ -27,6 +27,7 @@ from agent_server.client_contract import ClientFeatures, FileChange
 from agent_server.config_layers import load_layers
 from agent_server.messages import Message
 from agent_server.session.service import AgentService
+from agent_server.store.serialization import marks_of
 from agent_server.turn.edit_format import EditFormat, choose
 
 from .tasks import Task
@@ -235,7 +236,7 @@ class AgentServerSystem:
         history = self._service.get(self._session).history
         return [
             {"role": m.role, "content": m.content, "tool_calls": [[c.name, c.arguments] for c in m.tool_calls],
-             "meta": {k: v for k, v in m.meta.items() if isinstance(v, (str, int, bool))}}
+             "marks": {k: v for k, v in marks_of(m).items() if isinstance(v, (str, int, bool))}}
             for m in history
         ]  # fmt: skip
 
@@ -257,13 +258,13 @@ def count_history(messages: list[Message], attempt: Attempt) -> None:
             attempt.calls_attempted += len(m.tool_calls)
             if not m.tool_calls:  # call-shaped text that became no call: an attempt that failed
                 attempt.calls_attempted += len(CALL_NAME.findall(m.content))
-            if m.meta.get("recovered_tool_calls"):
+            if m.recovered_tool_calls:
                 _bump(attempt, "text_calls")
-            if m.meta.get("loop"):
+            if m.repetition is not None:
                 _bump(attempt, "repetition_cut")
-        elif m.role == "user" and m.meta.get("nudge"):
+        elif m.role == "user" and m.nudge is not None:
             _bump(attempt, "nudges")
-        if m.meta.get("summary"):
+        if m.summary:
             _bump(attempt, "compactions")
 
 
