@@ -26,6 +26,7 @@ from typing import Any
 from ..config import ContextConfig
 from ..messages import Message, ToolCall
 from .budget import answer_reserve
+from .call_roles import CallRoles
 from .notes import SessionNotes, summary_message
 from .pruning import cut
 from .shrink import Outliner, Shrink, shrink_recent
@@ -207,11 +208,13 @@ async def compact(
     never_compress: Collection[str] = (),
     force: bool = False,
     outliner: Outliner | None = None,
+    roles: CallRoles = CallRoles(),
 ) -> CompactionResult:
     """Compact `messages` (system prompt first, if any) when the prompt passes `compact_at` of `window`.
 
     `extra_tokens`: what the prompt holds besides the messages (tool definitions). The session summary, if any,
-    is a system message marked `summary`, placed right after the leading system messages.
+    is a system message marked `summary`, placed right after the leading system messages. `roles`: what the
+    calls' tools do (`tools/kinds.py`'s `call_roles`), for the outlines of reads and the session notes.
     """
     if window <= 0:
         raise ValueError(f"context window must be positive, got {window}")
@@ -295,7 +298,7 @@ async def compact(
     turns = _turns(old)
     while turns and total(current()) > target:
         evicted = turns.pop(0)
-        notes.add(evicted)
+        notes.add(evicted, roles)
         result.evicted += len(evicted)
         old = [m for t in turns for m in t]
 
@@ -308,7 +311,7 @@ async def compact(
             return total([*head_part, *summary, *old, *recent])
 
         tail, result.shrink = shrink_recent(
-            tail, int(recent_goal), hard, prompt_size, notes.add, never_compress, outliner
+            tail, int(recent_goal), hard, prompt_size, lambda ms: notes.add(ms, roles), never_compress, outliner, roles
         )
         result.truncated_recent = result.shrink.results
         result.evicted += result.shrink.rounds

@@ -8,10 +8,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..messages import Message
+from .call_roles import CallRoles
 
 _EXIT = re.compile(r"exit(?:ed with)?(?: code|_code| status)?[:= ]+(-?\d+)", re.IGNORECASE)
 _LIMITS = {"requests": 8, "files_read": 30, "files_modified": 30, "commands": 10, "decisions": 8, "todos": 15}
-_EDIT_TOOLS = ("write", "edit", "create", "delete", "move", "rename", "patch")
+# A tool the roles do not say changes files (an MCP server's) is taken to, when its name says so.
+_EDIT_WORDS = ("write", "edit", "create", "delete", "move", "rename", "patch")
 
 
 def _first_sentence(text: str, limit: int) -> str:
@@ -47,7 +49,7 @@ class SessionNotes:
     def to_dict(self) -> dict[str, list[str]]:
         return asdict(self)
 
-    def add(self, messages: Iterable[Message]) -> None:
+    def add(self, messages: Iterable[Message], roles: CallRoles = CallRoles()) -> None:
         results: dict[str, str] = {}
         msgs = list(messages)
         for m in msgs:
@@ -60,24 +62,24 @@ class SessionNotes:
                 if m.content.strip() and not m.tool_calls:
                     _add(self.decisions, _first_sentence(m.content, 200))
                 for call in m.tool_calls:
-                    self._add_call(call.name, call.arguments, results.get(call.id, ""))
+                    self._add_call(call.name, call.arguments, results.get(call.id, ""), roles)
         for name, limit in _LIMITS.items():
             items: list[str] = getattr(self, name)
             del items[: max(0, len(items) - limit)]
 
-    def _add_call(self, name: str, args: dict[str, Any], result: str) -> None:
+    def _add_call(self, name: str, args: dict[str, Any], result: str, roles: CallRoles) -> None:
         path = args.get("path") or args.get("file") or args.get("file_path")
-        if name == "update_plan" and isinstance(args.get("entries"), list):
+        if name in roles.plans and isinstance(args.get("entries"), list):
             self.todos = [
                 str(e.get("content", ""))
                 for e in args["entries"]
                 if isinstance(e, dict) and e.get("status") != "completed" and e.get("content")
             ]
-        elif name == "run_command" and isinstance(args.get("command"), str):
+        elif name in roles.runs_commands and isinstance(args.get("command"), str):
             m = _EXIT.search(result)
             _add(self.commands, f"{args['command'][:120]}" + (f" (exit {m.group(1)})" if m else ""))
         elif isinstance(path, str):
-            modified = any(word in name.lower() for word in _EDIT_TOOLS)
+            modified = name in roles.changes_files or any(word in name.lower() for word in _EDIT_WORDS)
             _add(self.files_modified if modified else self.files_read, path)
 
     def render(self) -> str:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from ..messages import Message, ToolCall
+from .call_roles import CallRoles
 from .tokens import CHARS_PER_TOKEN
 
 HEAD_CHARS = 240  # what is left of an older tool result
@@ -91,14 +92,18 @@ def _file_outline(rel: str, first: int, body: list[str], outliner: Outliner | No
 
 
 def compress_result(
-    message: Message, call: ToolCall | None, budget_chars: int = HEAD_CHARS, outliner: Outliner | None = None
+    message: Message,
+    call: ToolCall | None,
+    budget_chars: int = HEAD_CHARS,
+    outliner: Outliner | None = None,
+    roles: CallRoles = CallRoles(),
 ) -> Message:
     """The short form of one tool result, saying what was dropped and how to get it back."""
     text = message.content
     name = message.tool_name or (call.name if call else "tool")
     args = call.arguments if call else {}
     lines = text.splitlines()
-    header = _READ_HEADER.match(lines[0]) if lines and name == "read_file" else None
+    header = _READ_HEADER.match(lines[0]) if lines and name in roles.reads_files else None
     if header is not None:
         rel, first, last = header["rel"], int(header["first"]), int(header["last"])
         body = [_NUMBERED.sub("", ln, count=1) for ln in lines[1:]]
@@ -107,7 +112,7 @@ def compress_result(
             f"[agent-server: to fit the context window, this read of {rel} (lines {first}-{last}"
             f"{' of ' + header['total'] if header['total'] else ''}) was replaced by "
         )
-        how = f" Call read_file with path={rel!r} and start_line/end_line to see lines again.]"
+        how = f" Call {name} with path={rel!r} and start_line/end_line to see lines again.]"
         if outline:
             short = lead + "its outline." + how + "\n" + "\n".join(outline)
         else:
@@ -189,6 +194,7 @@ def shrink_recent(
     evict: Callable[[list[Message]], None],
     never_compress: Collection[str] = (),
     outliner: Outliner | None = None,
+    roles: CallRoles = CallRoles(),
 ) -> tuple[list[Message], Shrink]:
     """Shrink `recent` until `prompt_size(recent)` (the whole prompt around it) is under `goal`, never losing the
     request of the turn in progress; the latest round is only touched to get under `hard`.
@@ -213,7 +219,7 @@ def shrink_recent(
             break
         m = msgs[i]
         if m.role == "tool" and not m.shrunk and (m.tool_name or "") not in never_compress:
-            new = compress_result(m, calls.get(m.tool_call_id or ""), outliner=outliner)
+            new = compress_result(m, calls.get(m.tool_call_id or ""), outliner=outliner, roles=roles)
             if new is not m:
                 msgs[i] = new
                 stats.results += 1

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from .. import acp
 from ..context import estimate_text
 from ..messages import Message, ToolCall
+from ..tools.codebase import CodebaseSearch
 
 MAX_HITS = 8
 
@@ -42,16 +43,19 @@ async def gather(index: Any, query: str, budget_tokens: int) -> str | None:
 
 
 def as_messages(query: str, text: str) -> tuple[Message, Message, ToolCall]:
-    call = ToolCall(id=f"auto_{uuid.uuid4().hex[:10]}", name="codebase_search", arguments={"query": query[:300]})
+    call = ToolCall(id=f"auto_{uuid.uuid4().hex[:10]}", name=CodebaseSearch.name, arguments={"query": query[:300]})
     assistant = Message(role="assistant", tool_calls=[call], meta={"auto_context": True})
-    result = Message(role="tool", content=text, tool_call_id=call.id, tool_name="codebase_search")
+    result = Message(role="tool", content=text, tool_call_id=call.id, tool_name=CodebaseSearch.name)
     return assistant, result, call
 
 
 def updates(call: ToolCall, text: str) -> list[acp.SessionUpdate]:
     return [
         acp.ToolCallStart(
-            tool_call_id=call.id, title="Workspace context for this prompt", kind="search", raw_input=call.arguments
+            tool_call_id=call.id,
+            title="Workspace context for this prompt",
+            kind=CodebaseSearch.kind,
+            raw_input=call.arguments,
         ),
         acp.ToolCallProgress(
             tool_call_id=call.id, status="completed", content=[acp.Content(content=acp.TextContent(text=text))]

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from ..messages import Message, ToolCall
     from ..tools.base import Tool
 
-PATH_TOOLS = {"read_file", "write_file", "edit_file", "list_directory"}
 TAG = "rules-for"
 _SHOWN = re.compile(rf'<{TAG} file="([^"]+)"')
 
@@ -62,7 +61,7 @@ class ScopedRules:
 
     async def __call__(self, tool: Tool, call: ToolCall, result: ToolResult) -> ToolResult:
         raw = call.arguments.get("path")
-        if tool.name not in PATH_TOOLS or result.is_error or not isinstance(raw, str) or self.budget <= 0:
+        if tool.touches is None or result.is_error or not isinstance(raw, str) or self.budget <= 0:
             return result
         try:
             rel = relative([self.root], resolve([self.root], raw))

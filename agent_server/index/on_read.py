@@ -19,6 +19,7 @@ from ..client_contract import AgentClient
 from ..errors import SandboxError
 from ..index.chunker import Chunk, chunk_text
 from ..messages import Message
+from ..tools import reading
 from ..tools.sandbox import read_regular
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ def files_read(history: list[Message], roots: list[Path], since: int) -> list[Re
     found: dict[str, ReadFile] = {}
     for i in range(turn_start(history, since), len(history)):
         m = history[i]
-        if m.role != "tool" or m.tool_name != "read_file" or m.is_error or m.on_read is not None:
+        if m.role != "tool" or m.tool_name != reading.ReadFile.name or m.is_error or m.on_read is not None:
             continue
         call = calls.get(m.tool_call_id or "")
         rel = str(call.arguments.get("path", "")) if call else ""
@@ -73,7 +74,8 @@ def files_read(history: list[Message], roots: list[Path], since: int) -> list[Re
 
 def outline(rel: str, text: str, chunks: list[Chunk]) -> str:
     lines = text.splitlines()
-    parts = [f"[{rel}: indexed; {len(lines)} lines. Outline (read_file with start_line/end_line for details):]"]
+    how = f"{reading.ReadFile.name} with start_line/end_line for details"
+    parts = [f"[{rel}: indexed; {len(lines)} lines. Outline ({how}):]"]
     for chunk in chunks:
         if chunk.symbol:
             parts.append(f"- {chunk.kind} {chunk.symbol}: lines {chunk.start_line}-{chunk.end_line}")

@@ -13,6 +13,8 @@ from ..context import compact, estimate_messages
 from ..errors import StateError
 from ..index.chunker import outline_chunks
 from ..messages import Message
+from ..tools.builtin import builtin_tools
+from ..tools.kinds import call_roles
 from ..turn.context_step import ContextStep, summarize_with
 from ..turn.prompts import system_prompt
 
@@ -44,7 +46,14 @@ async def compact_session(service: AgentService, session: Session) -> str:
     now = step.counter.scale(estimate_messages(messages))
     window = min(step.window, max(1, int(now / 2 / settings.context.compact_to)))  # compact_to of it = half of now
     result = await compact(
-        messages, window, settings.context, summarize, counter=step.counter, force=True, outliner=outline_chunks
+        messages,
+        window,
+        settings.context,
+        summarize,
+        counter=step.counter,
+        force=True,
+        outliner=outline_chunks,
+        roles=call_roles(builtin_tools(settings)),
     )
     if not result.compacted:
         return f"Nothing to compact: the conversation ({result.tokens_before} tokens) is already as short as it gets."

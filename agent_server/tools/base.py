@@ -71,8 +71,9 @@ class ToolContext:
 Handler = Callable[[ToolContext, dict[str, Any]], Awaitable[ToolResult]]
 # What a permission request shows for a call (tools/preview.py); raises ToolError when the call would fail anyway.
 Previewer = Callable[[ToolContext, dict[str, Any]], Awaitable["Preview | None"]]
-# What a call does to the one file its `path` argument names (the hot-context note and the lint watch read it).
-Touches = Literal["reads", "writes"]
+# What a call does to the one file (or folder: "lists") its `path` argument names: the hot-context note and the lint
+# watch read it, and scoped rules are attached to the result of any call that touches a path.
+Touches = Literal["reads", "writes", "lists"]
 
 
 @dataclass(frozen=True)

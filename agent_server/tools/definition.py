@@ -41,7 +41,7 @@ class BuiltinTool(Generic[A]):
     args: type[A]
     kind: ClassVar[acp.ToolKind] = "other"
     policy: ClassVar[Policy] = "ask"  # the default policy: what happens when no rule or earlier answer applies
-    touches: ClassVar[Touches | None] = None  # what a call does to the file its `path` argument names
+    touches: ClassVar[Touches | None] = None  # what a call does to the file or folder its `path` names
     lean: ClassVar[LeanForm | None] = None  # how the lean prompt offers it (None: as it is)
     loop_breaking: ClassVar[bool] = False  # its result ends the turn; offered by every profile
     offered: ClassVar[bool] = True  # in every session's tools; False: whoever needs it builds it (read_output)

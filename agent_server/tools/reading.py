@@ -224,6 +224,7 @@ class ListDirectory(BuiltinTool[ListDirectoryArgs]):
     args = ListDirectoryArgs
     kind = "read"
     policy = "allow"
+    touches = "lists"
     lean = LeanForm("List a folder.", lean_object([], path=STRING), 20)
 
     def title(self, args: dict[str, Any]) -> str:

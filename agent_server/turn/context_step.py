@@ -37,8 +37,10 @@ from ..llm.base import ChatRequest, GenerationOptions, ModelInfo, Provider, Tool
 from ..llm.prompt_tool_mode import render_tool_prompt
 from ..llm.server_facts import is_llamacpp
 from ..messages import Message, TextDelta, Usage
-from ..tools.base import PAGE_CHARS
+from ..tools.base import PAGE_CHARS, Tool
+from ..tools.kinds import PLANS, call_roles
 from ..tools.lean import lean_specs
+from ..tools.planning import TaskCompletion
 from . import prompts
 from .edit_formats.registry import of as edit_format
 from .live_session import PrefixChoice
@@ -47,7 +49,6 @@ if TYPE_CHECKING:
     from .turn import Turn
 
 log = logging.getLogger(__name__)
-LOOP_CONTROL = {"task_completion", "ask_question", "update_plan"}
 FEW_TOOLS = 6
 # When the system prompt and every tool definition would take more than this share of what the window holds
 # besides the answer, the turn starts with fewer tools and the short system prompt (measured each turn).
@@ -197,7 +198,7 @@ class ContextStep:
 
     def _all_specs(self, turn: Turn) -> list[ToolSpec]:
         if self.lean:
-            keep = self.explicit_tools | ({"task_completion"} if self.settings.agent.profile == "task" else set())
+            keep = self.explicit_tools | ({TaskCompletion.name} if self.settings.agent.profile == "task" else set())
             return lean_specs(turn.tools, keep)
         return turn.tools.specs()
 
@@ -215,6 +216,7 @@ class ContextStep:
             never_compress=never,
             force=force,
             outliner=self.outliner,
+            roles=call_roles(_tools(turn)),
         )
         if not result.compacted:
             return messages
@@ -248,7 +250,8 @@ class ContextStep:
         # The session's first request, not the latest: the choice is the session's (the prompt prefix stays cached),
         # and a restarted agent-server makes the same one for a resumed session (its saved slot still matches).
         query = next((m.content for m in turn.session.history if m.typed_by_user), "")
-        keep = LOOP_CONTROL if limit <= FEW_TOOLS else LOOP_CONTROL | _builtin_names(turn)
+        steering = _steering(turn)
+        keep = steering if limit <= FEW_TOOLS else steering | _builtin_names(turn)
         prefilter = ToolPrefilter(limit, always_keep=keep)
         return await prefilter.select(query, specs)
 
@@ -296,6 +299,16 @@ def use_lean(settings: Settings, window: int, provider_name: str, model_info: Mo
     if mode != "auto":
         return mode == "on"
     return window <= settings.agent.lean_window or provider_name == "ollama" or is_llamacpp(model_info)
+
+
+def _tools(turn: Turn) -> list[Tool]:
+    return [t for t in map(turn.tools.get, turn.tools.names()) if t is not None]
+
+
+def _steering(turn: Turn) -> set[str]:
+    """The tools the model ends or plans its turn with (ask_question, task_completion, update_plan): kept however few
+    tools a request offers."""
+    return {t.name for t in _tools(turn) if t.loop_breaking or t.kind == PLANS}
 
 
 def _builtin_names(turn: Turn) -> set[str]:

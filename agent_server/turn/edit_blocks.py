@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..messages import ToolCall
+from ..tools.editing import EditFile, WriteFile
 from .block_scan import BlockScan
 from .code_names import best_match, defined_names
 from .excerpt_merge import merged
@@ -77,7 +78,7 @@ def edit_calls(
         if path is None:
             continue
         old, new = block.old.rstrip("\n"), block.new.rstrip("\n")
-        calls.append(_call("edit_file", {"path": path, "old_text": old, "new_text": new}))
+        calls.append(_call(EditFile.name, {"path": path, "old_text": old, "new_text": new}))
         taken[block.line : block.last + 1] = b"\x01" * (block.last + 1 - block.line)
     for fence in scan.fences():
         if taken[fence.line] or scan.holds_search_replace(fence):
@@ -86,12 +87,12 @@ def edit_calls(
         for named, body in _split_on_paths(fence.body, path, known):
             target = named or _place(body, files)
             if target is not None:
-                calls.append(_call("write_file", {"path": target, "content": body}))
+                calls.append(_call(WriteFile.name, {"path": target, "content": body}))
     kept = _last_per_path(calls)
     for call in kept:  # merged after the drafts are gone: one merge per file, whatever the answer repeats
         target = call.arguments["path"]
         content = files.current.get(target)
-        if call.name == "write_file" and content and target.endswith(".py"):
+        if call.name == WriteFile.name and content and target.endswith(".py"):
             body = call.arguments["content"]
             call.arguments["content"] = merged(content, body, may_remove) or body
     return _without_echoes(kept, files.current)
@@ -172,7 +173,7 @@ def _without_echoes(calls: list[ToolCall], current: Mapping[str, str]) -> list[T
 
     def echo(call: ToolCall) -> bool:
         now = current.get(call.arguments["path"])
-        return call.name == "write_file" and now is not None and _same(now, call.arguments["content"])
+        return call.name == WriteFile.name and now is not None and _same(now, call.arguments["content"])
 
     changes = [c for c in calls if not echo(c)]
     if changes:
@@ -236,5 +237,5 @@ def _looks_like_code(body: str) -> bool:
 
 def _last_per_path(calls: list[ToolCall]) -> list[ToolCall]:
     """A model that writes a file twice (a draft, then the fix) means the last one; edits all apply in order."""
-    last_write = {c.arguments["path"]: i for i, c in enumerate(calls) if c.name == "write_file"}
-    return [c for i, c in enumerate(calls) if c.name != "write_file" or last_write[c.arguments["path"]] == i]
+    last_write = {c.arguments["path"]: i for i, c in enumerate(calls) if c.name == WriteFile.name}
+    return [c for i, c in enumerate(calls) if c.name != WriteFile.name or last_write[c.arguments["path"]] == i]

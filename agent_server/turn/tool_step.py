@@ -14,6 +14,7 @@ from ..errors import SandboxError, ToolError
 from ..messages import FileDiff, Message, Rejection, ToolCall
 from ..tools.base import Tool, ToolContext, ToolResult
 from ..tools.editing import write_reviewed
+from ..tools.kinds import CHANGING_KINDS, READ_ONLY_KINDS, RUNS_COMMANDS
 from .guards.guard import Guard
 from .permission_preview import Preview, ReviewTarget, preview
 from .review import BadReview, Reviewed, hunks, read_answer, resolve
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-UNCHANGING_KINDS = {"read", "search", "think", "fetch"}  # every other tool may change files: checkpoint first
-CHANGING_KINDS = {"edit", "delete", "move"}  # tools that surely change files
 DECLINED = "The user declined this {name} call. Do not retry it as is; adapt your approach or ask the user."
 DENIED = "Policy denies {name} here ({why}). Do not retry it; find another way or ask the user."
 BLOCKED = "A hook of the user blocked this {name} call: {why}. Do not retry it as is."
@@ -134,7 +133,7 @@ async def _approve(turn: Turn, call: ToolCall, tool: Tool) -> Approval:
 
 
 async def _execute(turn: Turn, call: ToolCall, tool: Tool, approval: Approval, guards: Sequence[Guard]) -> ToolResult:
-    if turn.checkpoint is not None and tool.kind not in UNCHANGING_KINDS:
+    if turn.checkpoint is not None and tool.kind not in READ_ONLY_KINDS:  # any other may change files: keep them first
         await turn.checkpoint(tool, call.arguments)  # the workspace as it was, before the turn's first change
     after_edit = await turn.watch_edit(tool, call.arguments) if turn.watch_edit is not None else None
     await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="in_progress"))
@@ -147,7 +146,7 @@ async def _execute(turn: Turn, call: ToolCall, tool: Tool, approval: Approval, g
         result = await turn.tools.execute(ctx, call.name, call.arguments)
     for guard in guards:
         result = await guard.after_tool_result(turn, call, tool, result)
-    if tool.kind in CHANGING_KINDS and not result.is_error:
+    if tool.kind in CHANGING_KINDS and not result.is_error:  # surely changed files
         turn.changed = True  # agent.verify_command runs when the model is done
     if after_edit is not None and not result.is_error:
         result.text += await after_edit()  # the errors the change introduced, if any
@@ -265,7 +264,7 @@ async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) ->
         request.meta = review_meta(shown.review.old, shown.review.new)
     if why:  # why the user's rules did not let this call through: both editors show `_meta.why`
         request.meta = {**(request.meta or {}), "why": why}
-        if tool.name == "run_command" and request.content:  # ACP clients without _meta show the content
+        if tool.kind == RUNS_COMMANDS and request.content:  # ACP clients without _meta show the content
             because = "Asked because:\n" + "\n".join(f"- {w}" for w in why)
             request.content = [*request.content, acp.Content(content=acp.TextContent(text=because))]
     await turn.relay.flush()

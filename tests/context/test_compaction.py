@@ -19,9 +19,12 @@ from agent_server.context import (
 from agent_server.context.compaction import protected_start
 from agent_server.llm.base import ToolSpec
 from agent_server.messages import Message, ToolCall
+from agent_server.tools.builtin import builtin_tools
+from agent_server.tools.kinds import call_roles
 
 SYSTEM = Message("system", "You are a coding agent. Be precise.")
 CFG = ContextConfig()
+ROLES = call_roles(builtin_tools())  # what the turn passes: what the built-in tools' calls mean to the notes
 
 
 def _turn(t: int, body: int = 1500) -> list[Message]:
@@ -168,7 +171,7 @@ async def test_eviction_writes_a_session_summary_after_the_fixed_system_prompt()
     msgs.append(Message("tool", "plan updated", tool_call_id="p1", tool_name="update_plan"))
     msgs.append(Message("assistant", "Planned."))
     window = int(estimate_messages(msgs) / 0.9)
-    res = await compact(msgs, window, ContextConfig(compact_to=0.2), None)
+    res = await compact(msgs, window, ContextConfig(compact_to=0.2), None, roles=ROLES)
     assert res.evicted > 0 and res.summary
     assert res.messages[0] is SYSTEM and res.messages[0].content == SYSTEM.content
     assert res.messages[1].role == "system" and res.messages[1].summary is True
@@ -184,10 +187,10 @@ async def test_eviction_writes_a_session_summary_after_the_fixed_system_prompt()
 async def test_a_second_compaction_keeps_what_the_first_summary_remembered() -> None:
     msgs = _history(12)
     window = int(estimate_messages(msgs) / 0.8)
-    first = await compact(msgs, window, ContextConfig(compact_to=0.25), None)
+    first = await compact(msgs, window, ContextConfig(compact_to=0.25), None, roles=ROLES)
     assert first.summary and "src/mod0.py" in first.summary
     grown = first.messages + [m for t in range(12, 20) for m in _turn(t)]
-    second = await compact(grown, window, ContextConfig(compact_to=0.25), None)
+    second = await compact(grown, window, ContextConfig(compact_to=0.25), None, roles=ROLES)
     assert second.summary and "src/mod0.py" in second.summary and "src/mod12.py" in second.summary
     assert sum(1 for m in second.messages if m.summary) == 1
 

@@ -9,8 +9,11 @@ from agent_server.context import answer_reserve, compact, estimate_messages, pai
 from agent_server.context.shrink import compress_result, stub_arguments
 from agent_server.index.chunker import outline_chunks
 from agent_server.messages import Message, ToolCall
+from agent_server.tools.builtin import builtin_tools
+from agent_server.tools.kinds import call_roles
 
 CFG = ContextConfig()
+ROLES = call_roles(builtin_tools())  # what the turn passes: read_file's results shrink to their outline
 SYSTEM = Message("system", "You are a coding agent. " * 40)
 
 
@@ -46,7 +49,7 @@ async def test_a_long_turn_in_a_4k_window_always_fits() -> None:
     compactions = 0
     for i in range(40):
         history += read_round(i, module(i, functions=8))
-        res = await compact(history, window, CFG, None, extra_tokens=600)
+        res = await compact(history, window, CFG, None, roles=ROLES, extra_tokens=600)
         compactions += res.compacted
         history = res.messages
         assert estimate_messages(history) + 600 <= hard(window)
@@ -63,7 +66,7 @@ async def test_a_long_turn_in_a_4k_window_always_fits() -> None:
 
 async def test_a_compressed_read_keeps_the_outline_with_line_numbers() -> None:
     call, result = read_round(3, module(3, functions=20))
-    short = compress_result(result, call.tool_calls[0], outliner=outline_chunks)  # the session passes the chunker
+    short = compress_result(result, call.tool_calls[0], outliner=outline_chunks, roles=ROLES)  # as a turn does
     assert len(short.content) < len(result.content) / 2
     assert "pkg/mod3.py" in short.content and "start_line/end_line" in short.content
     assert "helper_3_0: lines 1-3" in short.content and "helper_3_4: lines 17-19" in short.content
@@ -93,19 +96,19 @@ async def test_a_write_in_the_latest_round_is_stubbed_only_when_it_does_not_fit(
         Message("assistant", "", tool_calls=[ToolCall("w", "write_file", {"path": "data.txt", "content": big})]),
         Message("tool", "Wrote data.txt (100000 characters).", tool_call_id="w", tool_name="write_file"),
     ]
-    res = await compact(history, window, CFG, None, extra_tokens=1500)
+    res = await compact(history, window, CFG, None, roles=ROLES, extra_tokens=1500)
     assert estimate_messages(res.messages) + 1500 <= hard(window)
     assert "sha256" in res.messages[2].tool_calls[0].arguments["content"]
     assert "tool calls replaced by stubs" in res.notice or "cut" in res.notice
     small = [*history[:2], Message("assistant", "", tool_calls=[ToolCall("w", "write_file", {"content": "ok"})])]
-    assert not (await compact([*small, history[3]], window, CFG, None)).compacted
+    assert not (await compact([*small, history[3]], window, CFG, None, roles=ROLES)).compacted
 
 
 async def test_a_message_bigger_than_the_window_is_cut_for_the_model() -> None:
     window = 4096
     pasted = "log line with some detail\n" * 4000  # ~100 KB pasted by the user
     history = [SYSTEM, Message("user", "Why does this fail?\n" + pasted)]
-    res = await compact(history, window, CFG, None, extra_tokens=900)
+    res = await compact(history, window, CFG, None, roles=ROLES, extra_tokens=900)
     assert estimate_messages(res.messages) + 900 <= hard(window)
     user = res.messages[-1]
     assert user.role == "user" and user.content.startswith("Why does this fail?")
@@ -129,7 +132,7 @@ async def test_a_session_left_over_the_window_recovers() -> None:
             Message("assistant", f"Done {t}."),
         ]
     history.append(Message("user", "And now?"))
-    res = await compact(history, window, CFG, None, extra_tokens=900)
+    res = await compact(history, window, CFG, None, roles=ROLES, extra_tokens=900)
     assert estimate_messages(res.messages) + 900 <= hard(window)
     assert pair_problems(res.messages) == []
     assert res.messages[-1].content == "And now?"
@@ -143,10 +146,10 @@ async def test_compaction_output_is_stable_between_rounds() -> None:
     history = [SYSTEM, Message("user", "Read them all.")]
     for i in range(6):
         history += read_round(i, module(i, functions=8))
-        history = (await compact(history, window, CFG, None, extra_tokens=600)).messages
+        history = (await compact(history, window, CFG, None, roles=ROLES, extra_tokens=600)).messages
     before = list(history)
     history += read_round(99, "x = 1\n")
-    after = (await compact(history, window, CFG, None, extra_tokens=600)).messages
+    after = (await compact(history, window, CFG, None, roles=ROLES, extra_tokens=600)).messages
     assert after[: len(before)] == before
 
 
@@ -166,6 +169,6 @@ async def test_the_summarizer_is_never_sent_more_than_the_window_holds() -> None
         Message("assistant", "It has 25,000 rows."),
         *[m for i in range(6) for m in (Message("user", f"Question {i}"), Message("assistant", f"Answer {i}"))],
     ]
-    res = await compact(history, window, CFG, summarize)
+    res = await compact(history, window, CFG, summarize, roles=ROLES)
     assert seen and max(seen) <= window * 0.5 * 3.5 + 40
     assert estimate_messages(res.messages) <= hard(window)

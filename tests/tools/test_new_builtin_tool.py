@@ -2,7 +2,7 @@
 registered that way and nothing else, is offered with the schema derived from its argument model (full and lean, at
 its lean rank), refuses bad arguments with the same clear errors, shows its own preview in the permission request,
 is judged by the policy on its path (rules, protected paths) with its own default, counts as a change in the
-hot-context note, a profile and workspace trust, all in a real turn (in process, against a ScriptedProvider)."""
+hot-context note, a profile, workspace trust and the notes compaction keeps, all in a real turn (in process, against a ScriptedProvider)."""
 
 from __future__ import annotations
 
@@ -17,11 +17,14 @@ from pydantic import Field
 from agent_server import acp
 from agent_server.agents.profile import Profile, ProfileSpec
 from agent_server.config import Settings
+from agent_server.context.notes import SessionNotes
 from agent_server.llm.scripted import ScriptedProvider, call
+from agent_server.messages import Message, ToolCall
 from agent_server.tools.base import LeanForm, ToolContext, ToolResult
 from agent_server.tools.builtin import BUILTINS, builtin_tools
 from agent_server.tools.definition import BuiltinTool, ToolArgs, lean_object, path_location
 from agent_server.tools.editing import EditFile, atomic_write
+from agent_server.tools.kinds import call_roles
 from agent_server.tools.names import BUILTIN_TOOL_NAMES
 from agent_server.tools.preview import Preview, diff_preview
 from agent_server.tools.sandbox import relative, resolve
@@ -213,6 +216,15 @@ def test_profiles_see_what_it_does() -> None:
     with registered():
         assert not Profile(spec, "", "user").read_only  # a tool that edits: the profile is not read-only
         assert "shout_file" in {t.name for t in builtin_tools()}
+
+
+def test_the_notes_of_evicted_turns_count_its_calls_as_changes() -> None:
+    """Compaction's notes say which files were modified; a tool of kind edit is one, whatever its name says."""
+    shout = [Message("assistant", "", tool_calls=[ToolCall("c1", "shout_file", {"path": "src/a.txt"})])]
+    with registered():
+        notes = SessionNotes()
+        notes.add(shout, call_roles(builtin_tools()))  # what a turn passes to its compaction
+    assert (notes.files_modified, notes.files_read) == (["src/a.txt"], [])
 
 
 def test_workspace_trust_reads_its_default_policy() -> None:

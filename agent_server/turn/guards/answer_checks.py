@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...tools.kinds import ACTING_KINDS
 from .. import prompts
 from .guard import Answer, Guard, Verdict
 
@@ -88,4 +89,4 @@ class TaskReminder(Guard):
 
 def _read_only(turn: Turn) -> bool:
     tools = [turn.tools.get(name) for name in turn.tools.names()]
-    return not any(t is not None and t.kind in ("edit", "delete", "move", "execute") for t in tools)
+    return not any(t is not None and t.kind in ACTING_KINDS for t in tools)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ...errors import SandboxError
 from ...messages import Message
+from ...tools.reading import ReadFile
 from ...tools.sandbox import read_regular
 from .guard import Answer, Guard, Verdict
 
@@ -61,7 +62,7 @@ def request_and_tools(history: list[Message]) -> tuple[str, bool]:
 def unread_nudge(files: list[str]) -> str:
     names = ", ".join(f"`{f}`" for f in files)
     return (
-        f"The request names {names}, but you answered without reading it. Call read_file with "
+        f"The request names {names}, but you answered without reading it. Call {ReadFile.name} with "
         f'{{"path": "{files[0]}"}} now, then answer from what the file really says.'
     )
 
@@ -84,7 +85,7 @@ class UnlookedFiles(Guard):
     with the deflection nudges). An edit format that shows the request's files in the prompt has looked at them."""
 
     async def tool_free_answer(self, turn: Turn, answer: Answer) -> Verdict | None:
-        if answer.analysis.verdict != "ok" or "read_file" not in turn.tools.names() or answer.format.shows_files:
+        if answer.analysis.verdict != "ok" or ReadFile.name not in turn.tools.names() or answer.format.shows_files:
             return None
         request, looked = request_and_tools(turn.session.history)
         files = [] if looked else named_files(request, turn.session.roots)
