@@ -88,7 +88,12 @@ class SessionNotFoundError(AgentServerError):
 
 
 class ToolError(AgentServerError):
-    pass
+    """`unchanged`: the call asked for what already is (write_file of a file's own text), so nothing was done; the
+    result says so in a typed flag (`ToolResult.unchanged`) that no text of a file can imitate."""
+
+    def __init__(self, message: str = "", *, unchanged: bool = False) -> None:
+        super().__init__(message)
+        self.unchanged = unchanged
 
 
 class SandboxError(ToolError):

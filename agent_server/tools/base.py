@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from .. import acp
+from ..errors import ToolError
 from ..messages import Rejection
 
 if TYPE_CHECKING:
@@ -43,6 +44,13 @@ class ToolResult:
     plan: list[acp.PlanEntry] | None = None
     # Set by the turn when the call did not run because the user or a policy said no (kept with the recorded result).
     rejected: Rejection | None = None
+    # The call failed because it asked for what already is (ToolError's `unchanged`: write_file of the file's own text).
+    unchanged: bool = False
+
+    @classmethod
+    def failed(cls, exc: ToolError) -> ToolResult:
+        """The result of a call that raised `exc`: its message for the model, its typed reason kept."""
+        return cls(text=f"Error: {exc}", is_error=True, unchanged=exc.unchanged)
 
 
 # The page budget of the turn running in this task (set by the context step before each round), so a

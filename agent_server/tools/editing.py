@@ -256,7 +256,8 @@ async def proposed_write(ctx: ToolContext, args: WriteFileArgs) -> tuple[Path, s
         # was made. Refused before any approval: there is nothing to approve.
         raise ToolError(
             f"{relative(ctx.roots, path)} {UNCHANGED}, so nothing was written. Sending it again "
-            "will not change anything: if it still needs a fix, send the fixed version; if it is done, say so"
+            "will not change anything: if it still needs a fix, send the fixed version; if it is done, say so",
+            unchanged=True,
         )
     await _guard(path, relative(ctx.roots, path), old, content)
     return path, old, content

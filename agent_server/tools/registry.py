@@ -110,7 +110,7 @@ class ToolRegistry:
         try:
             result = await tool.handler(ctx, arguments)
         except ToolError as exc:
-            result = ToolResult(text=f"Error: {exc}", is_error=True)
+            result = ToolResult.failed(exc)
         except Exception as exc:  # a tool bug must not end the turn; the model sees what went wrong
             result = ToolResult(text=f"Error: {type(exc).__name__}: {exc}", is_error=True)
         if tool.source != "builtin" and not result.is_error:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .. import acp
-from ..errors import SandboxError, ToolError
+from ..errors import ToolError
 from ..messages import FileDiff, Message, Rejection, ToolCall
 from ..tools.base import Tool, ToolContext, ToolResult
 from ..tools.editing import write_reviewed
@@ -108,7 +108,7 @@ async def _approve(turn: Turn, call: ToolCall, tool: Tool) -> Approval:
     try:
         shown = await preview(_context(turn), tool, call.arguments)
     except ToolError as exc:  # it would fail anyway: say so instead of asking about it
-        return Approval(refused=await _fail(turn, call, _error(str(exc))))
+        return Approval(refused=await _fail(turn, call, ToolResult.failed(exc)))
     except Exception:  # a broken preview must not cost the question; ask without it
         log.exception("could not compute the preview of %s", call.name)
         shown = None
@@ -237,8 +237,8 @@ def _reviewed(shown: Preview | None, answer: Answer) -> Reviewed | None:
 async def _write_reviewed(ctx: ToolContext, target: ReviewTarget, reviewed: Reviewed) -> ToolResult:
     try:
         return await write_reviewed(ctx, target.path, target.old, reviewed.final, reviewed.note)
-    except (ToolError, SandboxError) as exc:
-        return _error(str(exc))
+    except ToolError as exc:  # SandboxError included
+        return ToolResult.failed(exc)
 
 
 async def _ask(turn: Turn, call: ToolCall, tool: Tool, shown: Preview | None) -> Answer:

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from ...messages import Message
 from ...tools.base import ToolResult
-from ...tools.editing import UNCHANGED
 from .. import prompts
 from .format import AfterCalls
 
@@ -34,7 +33,7 @@ class FilesFormat:
             return None  # native calls (a server that parsed some anyway) are not the answer's edit
         if not any(r.is_error for r in results):
             return "done"
-        if all(UNCHANGED in r.text for r in results) and not turn.take("unchanged", 1):
+        if all(r.unchanged for r in results) and not turn.take("unchanged", 1):
             return "stop"  # the same file once more: another round would only copy it again
         return None
 
