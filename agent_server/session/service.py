@@ -416,8 +416,8 @@ class AgentService:
         content = with_hot_context(text, session.history, settings.agent.hot_context_tokens)
         shaped, content = await with_edit_format(self, session, shaped, text, content, client)
         settings = shaped.settings
-        meta = {"display": shown or text} if (shown or text) != content else {}
-        await record(Message(role="user", content=content, meta=meta, images=pictures or []))
+        display = shown or text if (shown or text) != content else None
+        await record(Message(role="user", content=content, display=display, images=pictures or []))
         turn_message_id = session.store_version[0] if session.store_version else 0
         if session.title is None:
             session.title = title_from_prompt(text)
@@ -443,8 +443,8 @@ class AgentService:
         """After a turn: shorten the files it read, per index.on_read (seed 000's GraphRAG loop)."""
         from ..index.on_read import OnRead
 
-        starts = [i for i, m in enumerate(session.history) if m.role == "user" and not m.meta.get("nudge")]
-        since = starts[-1] if starts else 0
+        # The turn began at the user's own message (the nudges after it are part of the same turn).
+        since = max((i for i, m in enumerate(session.history) if m.typed_by_user), default=0)
         flow = OnRead(self.settings.index.on_read, client, self.indexer.index if self.indexer else None)
         try:
             if await flow.process(session.id, session.history, session.roots, since):

@@ -38,7 +38,6 @@ class Session:
     turn: asyncio.Task[Any] | None = None
     after_turn: asyncio.Task[Any] | None = None  # the on-read flow of the previous turn, if still running
     store_version: tuple[int, int] | None = None  # what this process last saw in the store (see Store.version)
-    prompt_request_id: Any = None  # JSON-RPC id of the pending agent/session/prompt, for $/cancelRequest
     mode: str = "code"  # the agent profile the session runs in (agent/modes.py)
     shown_files: list[Shown] = field(default_factory=list)  # files shown in the prompt (edit_format "files")
     files_edit: bool = True  # "files" format: this turn asks for a change (else a question: no file blocks read)
