@@ -31,7 +31,6 @@ class Session:
     roots: list[Path]
     history: list[Message] = field(default_factory=list)  # model-facing history (may be compacted)
     title: str | None = None
-    summary: str | None = None  # evicted turns, prepended to the system prompt
     num_ctx: int | None = None  # sticky per session: changing it reloads the model
     window: int | None = None  # the server's real window, once an overflow told us (smaller than advertised)
     mcp: Any = None  # McpManager for servers given by the client for this session
