@@ -357,7 +357,10 @@ async def settle_trust(
     if loaded.needs_trust_question and ws is not None and file is not None and digest and db is not None:
         if await trust.ask(trust.TrustStore(db), ws, file, digest, loaded.withheld, prompt):
             fresh = await asyncio.to_thread(reload)
-            await notify(f"Workspace trusted: {', '.join(k.key for k in loaded.withheld)} from {file} now apply.")
+            # The file by its place in the workspace: a message wider than the editor's message line stops Neovim at
+            # "Press ENTER" (a deep workspace path made it so), and the workspace is the one the user just trusted.
+            shown = file.relative_to(ws) if file.is_relative_to(ws) else file
+            await notify(f"Workspace trusted: {', '.join(k.key for k in loaded.withheld)} from {shown} now apply.")
             return fresh
     notice = loaded.trust_notice()
     if notice:

@@ -25,6 +25,15 @@ pytestmark = pytest.mark.timeout(180)
 CHANGED = b"changed since reading it"
 
 
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A workspace as deep as real ones are: a message that names a path in it must still fit Neovim's message line
+    (a wider one stops Neovim at "Press ENTER"; the trust notice once named the whole path of the config file)."""
+    root = tmp_path / "projects" / "a-client-with-a-long-name" / "services" / "the-service-this-chat-is-about"
+    root.mkdir(parents=True)
+    return root
+
+
 def _wait_disk(ui: Tui, path: Path, text: str, mark: int, what: str) -> None:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
