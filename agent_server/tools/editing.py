@@ -158,17 +158,20 @@ class WriteFile(BuiltinTool[WriteFileArgs]):
     async def run(self, ctx: ToolContext, args: WriteFileArgs) -> ToolResult:
         path, old, content = await proposed_write(ctx, args)
         rel = relative(ctx.roots, path)
-        if old is None:
-            change = FileChange(path=path, edits=[TextEdit(0, 0, 0, 0, content)], create=True)
-        else:
-            end_line, end_char = end_position(old)
-            change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, content)], base=old)
-        unsaved = await _write(ctx, path, rel, f"Write {rel}", change, content)
+        unsaved = await _write(ctx, path, rel, f"Write {rel}", _whole_file(path, old, content), content)
         if old is None:
             note_created(path)
         lines = len(content.splitlines())
         verb = "Created" if old is None else "Overwrote"
         return _result(path, rel, old, content, f"{verb} {rel} ({lines} lines).{unsaved}", 0)
+
+
+def _whole_file(path: Path, old: str | None, content: str) -> FileChange:
+    """The change that replaces a file's whole text (or creates it when there is none)."""
+    if old is None:
+        return FileChange(path=path, edits=[TextEdit(0, 0, 0, 0, content)], create=True)
+    end_line, end_char = end_position(old)
+    return FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, content)], base=old)
 
 
 async def _write(ctx: ToolContext, path: Path, rel: str, label: str, change: FileChange, final: str) -> str:
@@ -190,12 +193,7 @@ async def write_reviewed(ctx: ToolContext, path: Path, base: str | None, final: 
         raise ToolError(f"{rel} changed while the user reviewed the change; nothing was written. Read it again.")
     if final == (base or ""):
         return ToolResult(text=f"Nothing was written to {rel}: the user kept it as it was.\n{note}")
-    if base is None:
-        change = FileChange(path=path, edits=[TextEdit(0, 0, 0, 0, final)], create=True)
-    else:
-        end_line, end_char = end_position(base)
-        change = FileChange(path=path, edits=[TextEdit(0, 0, end_line, end_char, final)], base=base)
-    unsaved = await _write(ctx, path, rel, f"Write {rel}", change, final)
+    unsaved = await _write(ctx, path, rel, f"Write {rel}", _whole_file(path, base, final), final)
     pairs = zip((base or "").splitlines(), final.splitlines(), strict=False)
     line = next((number for number, (a, b) in enumerate(pairs) if a != b), 0)
     message = f"Wrote {rel} as the user reviewed it ({len(final.splitlines())} lines).{unsaved}\n{note}"
