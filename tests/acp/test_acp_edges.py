@@ -16,6 +16,7 @@ import pytest
 from tests.acp import wire
 from tests.acp.ndjson_client import AcpProcess
 from tests.acp_schema import validate
+from tests.fakes import stray_stdout
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 
 Start = Callable[..., Awaitable[AcpProcess]]
@@ -260,30 +261,15 @@ async def test_nothing_but_json_rpc_on_stdout_even_from_child_processes(
     assert "to-the-pipe" in json.dumps(results)
 
 
-# A library that writes to file descriptor 1 while the agent is still loading (the moment the full CLI starts to
-# import, long before the ACP loop runs).
-STRAY_WHILE_LOADING = """
-import os, sys, threading, time
-def _stray():
-    deadline = time.monotonic() + 20
-    while "agent_server.cli" not in sys.modules and time.monotonic() < deadline:
-        time.sleep(0.001)
-    os.write(1, b"STRAY BYTES WHILE LOADING\\n")
-threading.Thread(target=_stray, daemon=True).start()
-"""
-
-
 async def test_a_library_writing_to_stdout_while_the_agent_loads_never_reaches_the_client(
     start: Start, workspace: Path, tmp_path: Path
 ) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(STRAY_WHILE_LOADING)
+    site = stray_stdout.site_folder(tmp_path, "agent_server.cli")  # the full CLI loads long before the ACP loop runs
     proc = await start(extra_env={"PYTHONPATH": str(site)})
     await _init(proc)  # the reader asserts every stdout line is JSON-RPC
     assert (await _new(proc, workspace)).startswith("sess_")
     procs_stderr = await proc.close()
-    assert "STRAY BYTES WHILE LOADING" in procs_stderr
+    assert stray_stdout.WHILE_LOADING in procs_stderr
 
 
 async def _allow(params: dict[str, Any]) -> dict[str, Any]:

@@ -6,30 +6,14 @@ import asyncio
 from pathlib import Path
 
 from tests.e2e.conftest import Start, llm_options, new_session
+from tests.fakes import stray_stdout
 from tests.fakes.fake_llm import FakeLLMServer
-
-# A library that writes while the server is still loading (the moment pygls is imported, long before the server
-# is built), and a print once it runs.
-STRAY = """
-import os, sys, threading, time
-def _stray():
-    deadline = time.monotonic() + 20
-    while "pygls" not in sys.modules and time.monotonic() < deadline:
-        time.sleep(0.001)
-    os.write(1, b"STRAY BYTES WHILE LOADING\\n")
-    time.sleep(1.5)
-    os.write(1, b"STRAY BYTES FROM A LIBRARY\\n")
-    print("a stray print", flush=True)
-threading.Thread(target=_stray, daemon=True).start()
-"""
 
 
 async def test_stray_writes_to_fd_1_go_to_stderr(
     start_server: Start, workspace: Path, fake_llm: FakeLLMServer, tmp_path: Path
 ) -> None:
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(STRAY)
+    site = stray_stdout.site_folder(tmp_path, "pygls", later=True)  # pygls loads long before the server is built
     server = await start_server(workspace, llm_options(fake_llm), env={"PYTHONPATH": str(site)})
     await new_session(server, workspace)
     await asyncio.sleep(2.5)  # the stray writes have happened by now
@@ -39,5 +23,5 @@ async def test_stray_writes_to_fd_1_go_to_stderr(
     assert server.proc.stderr is not None
     server.proc.terminate()
     err = await asyncio.wait_for(server.proc.stderr.read(), 30)
-    assert b"STRAY BYTES WHILE LOADING" in err
-    assert b"STRAY BYTES FROM A LIBRARY" in err and b"a stray print" in err
+    assert stray_stdout.WHILE_LOADING.encode() in err
+    assert stray_stdout.LATER.encode() in err and stray_stdout.PRINTED.encode() in err
