@@ -146,6 +146,10 @@ EXTRAS: dict[str, dict[str, Any]] = {
     # no editor here: the errors an edit introduced come from the linter (issue 28's fallback for headless faces)
     "lint": {"tools": {"lint": {"python": "python -m ruff check --no-cache --output-format concise {file}"}}},
     "files": {"agent": {"edit_format": "files"}},  # the file format whatever was measured (`--remember` compares)
+    # tool calls with the workspace indexed before the first prompt, as by a user who ran "Index workspace":
+    # codebase_search and the index-backed find_definition / find_references are offered. Tool calls, because the
+    # files format offers no tools: compare with `--off files_format` (tool calls, no index).
+    "index": {"index": {"enabled": True}, "agent": {"edit_format": "tools"}},
 }
 
 
@@ -205,9 +209,20 @@ class AgentServerSystem:
     async def first(self, task: Task, ws: Path) -> Attempt:
         await self.close()
         self._service = AgentService(self._settings(ws), [ws], self._client)
+        if "index" in self.features_on:
+            await self._build_index()
         session = await self._service.new_session(str(ws))
         self._session = session.id
         return await self._prompt(task.request)
+
+    async def _build_index(self) -> None:
+        """Index the task's workspace and wait for it, so the first prompt already has the index's tools."""
+        assert self._service is not None
+        indexer = self._service.indexer
+        if indexer is None:
+            raise RuntimeError("+index: the service has no index (index.enabled is off, or it failed to open)")
+        indexer.start(self._client)
+        await indexer.wait()
 
     async def retry(self, task: Task, ws: Path, test_output: str) -> Attempt:
         return await self._prompt(retry_prompt(test_output))
