@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from tests import server_zygote
+
 Handler = Callable[[dict[str, Any]], Awaitable[Any] | Any]
 
 
@@ -29,7 +31,7 @@ class RpcError(Exception):
 
 
 class LspClient:
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process | server_zygote.ForkedServer) -> None:
         self.proc = proc
         self._ids = itertools.count(1)
         self._pending: dict[Any, asyncio.Future[Any]] = {}
@@ -45,6 +47,9 @@ class LspClient:
         cls, args: list[str] | None = None, env: dict[str, str] | None = None, cwd: Path | None = None
     ) -> LspClient:
         full_env = {**os.environ, **(env or {})}
+        if server_zygote.usable(full_env):  # the same server, forked from one that imported it (server_zygote.py)
+            where = str(cwd) if cwd else None
+            return cls(await server_zygote.start(["serve", *(args or [])], full_env, where, limit=2**24))
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "agent_server", "serve", *(args or []),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,

@@ -12,11 +12,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from tests import server_zygote
+
 Answer = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
 class AcpProcess:
-    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+    def __init__(self, proc: asyncio.subprocess.Process | server_zygote.ForkedServer) -> None:
         self.proc = proc
         self.sent: list[dict[str, Any]] = []
         self.received: list[dict[str, Any]] = []
@@ -31,6 +33,9 @@ class AcpProcess:
 
     @classmethod
     async def start(cls, args: list[str], env: dict[str, str], cwd: Path) -> AcpProcess:
+        full_env = {**os.environ, **env}
+        if server_zygote.usable(full_env):  # the same agent, forked from one that imported it (server_zygote.py)
+            return cls(await server_zygote.start(["acp", *args], full_env, str(cwd), limit=64 << 20))
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -40,7 +45,7 @@ class AcpProcess:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            env={**os.environ, **env},
+            env=full_env,
             cwd=cwd,
             limit=64 << 20,
         )

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests import server_zygote
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import answer_permissions, install_apply_edit, prompt
 from tests.fakes.fake_llm import FakeLLMServer, FakeModel, Reply
@@ -184,13 +184,10 @@ def test_cli_agents_new_list_and_chat_with_agent(workspace: Path, fake_llm: Fake
     env = {**os.environ, "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db"), "XDG_CONFIG_HOME": str(tmp_path)}
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "agent_server", *args],
+        return server_zygote.run(
+            [*args],
             cwd=workspace,
             env=env,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
             timeout=120,
         )
 
@@ -242,8 +239,7 @@ def test_cli_a_workspace_plan_replaces_the_built_in_only_once_trusted(workspace:
     env = {**os.environ, "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db"), "XDG_CONFIG_HOME": str(tmp_path)}
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "agent_server", *args], cwd=workspace, env=env,
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)  # fmt: skip
+        return server_zygote.run([*args], cwd=workspace, env=env, timeout=120)  # fmt: skip
 
     agents = workspace / ".agent-server" / "agents"
     agents.mkdir(parents=True)

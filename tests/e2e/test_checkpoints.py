@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from tests import server_zygote
 from tests.e2e.conftest import new_session
 from tests.e2e.helpers import answer_permissions, install_apply_edit, prompt, sent_messages
 from tests.fakes.fake_llm import FakeLLMServer, Reply
@@ -185,7 +186,6 @@ async def test_cli_lists_shows_and_restores(
 ) -> None:
     import json
     import os
-    import sys
 
     make_repo(workspace)
     answer_permissions(server, "allow_once")
@@ -199,15 +199,7 @@ async def test_cli_lists_shows_and_restores(
     env = {**os.environ, "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db")}
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "agent_server", "checkpoints", *args],
-            cwd=workspace,
-            env=env,
-            capture_output=True,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            timeout=60,
-        )
+        return server_zygote.run(["checkpoints", *args], cwd=workspace, env=env, timeout=60)
 
     listed = cli("list", "--json")
     assert listed.returncode == 0, listed.stderr

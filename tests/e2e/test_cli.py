@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,13 +13,14 @@ from agent_server import __version__
 from agent_server.store import Store
 from agent_server.tools.permissions import Decision
 from agent_server.turn.edit_format import model_key
+from tests import server_zygote
 from tests.fakes.fake_llm import FakeLLMServer, FakeModel
 
 
 def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent_server", *args],
-        capture_output=True, text=True, timeout=60, env={**os.environ, "NO_COLOR": "1", **(env or {})}, cwd=cwd,
+    return server_zygote.run(
+        [*args],
+        timeout=60, env={**os.environ, "NO_COLOR": "1", **(env or {})}, cwd=cwd,
     )  # fmt: skip
 
 

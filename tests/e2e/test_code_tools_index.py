@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests import server_zygote
 from tests.acp.ndjson_client import AcpProcess
 from tests.e2e.code_editor import write_sample
 from tests.e2e.conftest import Start, llm_options, new_session
@@ -21,9 +21,9 @@ EDITOR_ONLY = {"hover", "document_symbols", "rename_symbol"}
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent_server", *args],
-        capture_output=True, text=True, timeout=timeout, env={**os.environ, "NO_COLOR": "1"},
+    return server_zygote.run(
+        [*args],
+        timeout=timeout, env={**os.environ, "NO_COLOR": "1"},
     )  # fmt: skip
 
 

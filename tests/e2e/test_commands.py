@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests import server_zygote
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import prompt, prompt_params, sent_messages
 from tests.fakes.fake_llm import FakeLLMServer, Reply
@@ -111,16 +112,15 @@ async def test_mcp_prompts_are_commands_too(start_server: Start, workspace: Path
 
 
 def test_the_terminal_runs_and_lists_commands(workspace: Path, fake_llm: FakeLLMServer) -> None:
-    import subprocess
 
     setup_commands(workspace)
-    base = [sys.executable, "-m", "agent_server", "chat", "-w", str(workspace), "--provider", "ollama"]
+    base = ["chat", "-w", str(workspace), "--provider", "ollama"]
     base += ["--base-url", fake_llm.url, "--model", fake_llm.models[0].name]
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "300"}
     fake_llm.script(Reply.text("reviewed"))
-    proc = subprocess.run([*base, "/review a.py speed"], capture_output=True, text=True, env=env, timeout=60)
+    proc = server_zygote.run([*base, "/review a.py speed"], env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert fake_llm.chat_requests()[0].json["messages"][-1]["content"].startswith("Review a.py looking at speed.")
-    repl = subprocess.run(base, input="/help\n", capture_output=True, text=True, env=env, timeout=60)
+    repl = server_zygote.run(base, input="/help\n", env=env, timeout=60)
     assert "/review <file> [focus]: Review a file (.agent-server/commands/review.md)" in repl.stderr, repl.stderr
     assert "/explain <topic>: Explain a topic" in repl.stderr

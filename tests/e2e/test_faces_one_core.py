@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from agent_server import trust
+from tests import server_zygote
 from tests.acp.ndjson_client import AcpProcess
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 from tests.lsp_client import LspClient
@@ -49,18 +50,18 @@ async def wait_until(condition: Callable[[], bool], what: str) -> None:
 
 
 def run_chat(args: list[str], env: dict[str, str], cwd: Path, stdin: Any = subprocess.DEVNULL) -> Any:
-    return subprocess.run(
-        [sys.executable, "-m", "agent_server", "chat", *args],
-        capture_output=True, text=True, timeout=120, stdin=stdin, cwd=cwd,
+    return server_zygote.run(
+        ["chat", *args],
+        timeout=120, stdin=stdin, cwd=cwd,
         env={**os.environ, "NO_COLOR": "1", **env},
     )  # fmt: skip
 
 
 def stored_sessions(workspace: Path, cwd: Path) -> str:
     """`agent-server sessions list` on the default store (no store.path given)."""
-    listed = subprocess.run(
-        [sys.executable, "-m", "agent_server", "sessions", "list", "--json", "--cwd", str(workspace)],
-        capture_output=True, text=True, timeout=60, cwd=cwd,
+    listed = server_zygote.run(
+        ["sessions", "list", "--json", "--cwd", str(workspace)],
+        timeout=60, cwd=cwd,
     )  # fmt: skip
     assert listed.returncode == 0, listed.stderr
     return listed.stdout

@@ -8,13 +8,13 @@ import json
 import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from agent_server.headless import schema_path
+from tests import server_zygote
 from tests.acp_schema import validate
 from tests.fakes.fake_llm import FakeLLMServer, Reply
 
@@ -25,9 +25,9 @@ def chat(
     fake: FakeLLMServer, workspace: Path, *args: str, stdin: str | None = None, base_url: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     flags = ["--provider", "ollama", "--base-url", base_url or fake.url, "--model", "qwen3:8b", "-w", str(workspace)]
-    return subprocess.run(
-        [sys.executable, "-m", "agent_server", "chat", *flags, *args],
-        capture_output=True, text=True, timeout=90, input=stdin, env={**os.environ, "NO_COLOR": "1"},
+    return server_zygote.run(
+        ["chat", *flags, *args],
+        timeout=90, input=stdin, env={**os.environ, "NO_COLOR": "1"},
     )  # fmt: skip
 
 
@@ -71,9 +71,9 @@ def test_stream_json_is_the_turn_as_it_runs(fake_llm: FakeLLMServer, workspace: 
     assert usage["modelCalls"] == 2 and usage["promptTokens"] == sum(c["promptTokens"] for c in calls)
     assert usage["completionTokens"] == 10
     # The session can be resumed by the id the stream named.
-    listed = subprocess.run(
-        [sys.executable, "-m", "agent_server", "sessions", "list", "--cwd", str(workspace), "--json"],
-        capture_output=True, text=True, timeout=60,
+    listed = server_zygote.run(
+        ["sessions", "list", "--cwd", str(workspace), "--json"],
+        timeout=60,
     )  # fmt: skip
     assert evs[0]["sessionId"] in listed.stdout
 

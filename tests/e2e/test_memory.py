@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from agent_server import trust
+from tests import server_zygote
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import answer_permissions, final_tool_updates, prompt, sent_messages
 from tests.fakes.fake_llm import FakeLLMServer, Reply
@@ -118,12 +118,11 @@ async def test_an_untrusted_workspace_cannot_turn_memory_on_or_load_its_notes(
 
 def test_the_terminal_remembers_and_the_cli_lists_and_forgets(workspace: Path, fake_llm: FakeLLMServer) -> None:
     user_config("[memory]\nenabled = true\n")
-    base = [sys.executable, "-m", "agent_server"]
     llm = ["--provider", "ollama", "--base-url", fake_llm.url, "--model", fake_llm.models[0].name]
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "300"}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*base, *args], capture_output=True, text=True, env=env, timeout=60, cwd=workspace)
+        return server_zygote.run([*args], env=env, timeout=60, cwd=workspace)
 
     chat = run("chat", "-w", str(workspace), *llm, "/remember Use ruff for linting (note T1).")
     assert chat.returncode == 0, chat.stderr

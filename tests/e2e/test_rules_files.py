@@ -9,6 +9,7 @@ from typing import Any
 
 from agent_server import trust
 from agent_server.context import estimate_text
+from tests import server_zygote
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import answer_permissions, prompt, sent_messages
 from tests.fakes.fake_llm import FakeLLMServer, Reply
@@ -153,19 +154,17 @@ async def test_rules_cannot_loosen_an_approval(start_server: Start, workspace: P
 
 def test_doctor_shows_the_rules_a_session_would_get(fake_llm: FakeLLMServer, workspace: Path) -> None:
     import json
-    import subprocess
-    import sys
 
     fake_llm.models[0].context_length = 4096
     write(workspace, "AGENTS.md", ROOT_RULE)
     write(workspace, "CONVENTIONS.md", "".join(f"Convention {i}: keep it short.\n" for i in range(400)))
     write(workspace, ".cursor/rules/ts.mdc", "---\nglobs: web/**/*.ts\n---\nUse strict TS.")
-    base = [sys.executable, "-m", "agent_server", "doctor", "--provider", "ollama", "--base-url", fake_llm.url]
+    base = ["doctor", "--provider", "ollama", "--base-url", fake_llm.url]
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "400"}
-    proc = subprocess.run([*base, "--json", "-w", str(workspace)], capture_output=True, text=True, env=env, timeout=60)
+    proc = server_zygote.run([*base, "--json", "-w", str(workspace)], env=env, timeout=60)
     rules = json.loads(proc.stdout)["rules"]
     assert rules["files"] == ["AGENTS.md", "CONVENTIONS.md"] and rules["budget"] == 512
     assert rules["cut"][0].startswith("CONVENTIONS.md (lines") and rules["scoped"] == [".cursor/rules/ts.mdc"]
     assert rules["trusted"] is False
-    text = subprocess.run([*base, "-w", str(workspace)], capture_output=True, text=True, env=env, timeout=60).stdout
+    text = server_zygote.run([*base, "-w", str(workspace)], env=env, timeout=60).stdout
     assert "rules: AGENTS.md, CONVENTIONS.md (" in text and "cut to fit: CONVENTIONS.md (lines" in text

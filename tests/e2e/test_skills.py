@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests import server_zygote
 from tests.acp.ndjson_client import AcpProcess
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import prompt, sent_messages, tool_results
@@ -169,12 +168,12 @@ async def test_acp_clients_get_skills_and_remember_as_commands(
 
 def test_the_terminal_runs_a_skill(workspace: Path, fake_llm: FakeLLMServer) -> None:
     setup_skills(workspace)
-    base = [sys.executable, "-m", "agent_server", "chat", "-w", str(workspace), "--provider", "ollama"]
+    base = ["chat", "-w", str(workspace), "--provider", "ollama"]
     base += ["--base-url", fake_llm.url, "--model", fake_llm.models[0].name]
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "300"}
     fake_llm.script(Reply.text("released"))
-    proc = subprocess.run([*base, "/release v2"], capture_output=True, text=True, env=env, timeout=60)
+    proc = server_zygote.run([*base, "/release v2"], env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "B2" in fake_llm.chat_requests()[0].json["messages"][-1]["content"]
-    repl = subprocess.run(base, input="/help\n", capture_output=True, text=True, env=env, timeout=60)
+    repl = server_zygote.run(base, input="/help\n", env=env, timeout=60)
     assert "/pdf: Fill in PDF forms and extract their text. (.claude/skills/pdf/SKILL.md)" in repl.stderr

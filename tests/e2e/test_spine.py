@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests import server_zygote
 from tests.acp_schema import validate
 from tests.e2e.conftest import Start, llm_options, new_session
 from tests.e2e.helpers import ANSWERED_MEANWHILE_S
@@ -147,10 +147,10 @@ async def test_malformed_json_gets_parse_error(server: LspClient) -> None:
 def test_chat_command_streams_the_answer(workspace: Path, fake_llm: FakeLLMServer) -> None:
     fake_llm.script(Reply.text("The answer is 42.", pieces=4))
     env = {**os.environ, "NO_COLOR": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "agent_server", "chat", "--workspace", str(workspace),
+    proc = server_zygote.run(
+        ["chat", "--workspace", str(workspace),
          "--provider", "ollama", "--base-url", fake_llm.url, "--model", fake_llm.models[0].name, "What is it?"],
-        capture_output=True, text=True, timeout=60, env=env,
+        timeout=60, env=env,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "The answer is 42."
@@ -209,10 +209,10 @@ async def test_terminal_resumes_a_session_from_the_server(
     fake_llm.script(Reply.text("About 2.1 million people."))
     env = {**os.environ, "NO_COLOR": "1", "AGENT_SERVER_STORE__PATH": str(tmp_path / "agent.db")}
     proc = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "agent_server", "chat", "-w", str(workspace), "--session", sid,
+        server_zygote.run,
+        ["chat", "-w", str(workspace), "--session", sid,
          "--provider", "ollama", "--base-url", fake_llm.url, "--model", fake_llm.models[0].name, "how many live there?"],
-        capture_output=True, text=True, timeout=60, env=env,
+        timeout=60, env=env,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert "The capital is Paris." in proc.stdout and proc.stdout.rstrip().endswith("About 2.1 million people.")
