@@ -56,9 +56,30 @@ def shared_pool() -> ProcessPoolExecutor | None:
         return None
     with _lock:
         if _pool is None:
-            ctx = multiprocessing.get_context("spawn")
-            _pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_warm)
+            _pool = _start(workers)
         return _pool
+
+
+def _start(workers: int) -> ProcessPoolExecutor:
+    """A spawned worker starts as `python -c ...` in the server's working directory, which is the workspace, and
+    `-c` puts that directory first on sys.path until the worker has read the server's: a repository's
+    `multiprocessing.py` (or `pickle.py`, ...) would run inside it, and so in the resource tracker multiprocessing
+    starts. PYTHONSAFEPATH (`-P`) keeps it off, set only while they are spawned, here and all at once (each no-op
+    keeps its worker busy past this loop, so every submit spawns one), so the user's own commands never inherit it."""
+    saved = os.environ.get("PYTHONSAFEPATH")
+    os.environ["PYTHONSAFEPATH"] = "1"
+    try:
+        # (creating the pool starts multiprocessing's resource tracker the same way, once per server)
+        ctx = multiprocessing.get_context("spawn")
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_warm)
+        for _ in range(workers):
+            pool.submit(int)
+    finally:
+        if saved is None:
+            del os.environ["PYTHONSAFEPATH"]
+        else:
+            os.environ["PYTHONSAFEPATH"] = saved
+    return pool
 
 
 def discard_pool(broken: bool = False, wait: bool = False) -> None:

@@ -150,8 +150,10 @@ class EmbeddedServer:
         check_memory(self.model, self.context)
         self.slot_save_path.mkdir(parents=True, exist_ok=True)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        # -P: the server's working directory is the workspace, and `python -m` would put it first on sys.path (a
+        # repository's `agent_server/` folder or `xllamacpp.py` would run in the runner's place).
         args = [
-            sys.executable, "-m", "agent_server.llm.embedded.runner", "--model", str(self.model),
+            sys.executable, "-P", "-m", "agent_server.llm.embedded.runner", "--model", str(self.model),
             "--port", str(self.port), "--ctx", str(self.context), "--threads", str(self.threads),
             "--alias", self.alias, "--slot-save-path", str(self.slot_save_path), "--api-key-stdin",
         ]  # fmt: skip

@@ -73,7 +73,9 @@ export function resolveServerCommand(settings: ServerCommandSettings, which: Whi
     }
     return {
       ok: true,
-      command: { command: python, args: ["-m", "agent_server", "serve", ...logArgs], source: "agentServer.pythonPath" },
+      // -P: `python -m` would put the working directory (the workspace) first on sys.path, so a repository holding an
+      // `agent_server/` folder or a module named like a dependency would run as the server (Python ≥ 3.11, as required).
+      command: { command: python, args: ["-P", "-m", "agent_server", "serve", ...logArgs], source: "agentServer.pythonPath" },
     };
   }
   const onPath = which("agent-server");

@@ -56,7 +56,7 @@ test("server command: serverCommand wins, then pythonPath, then agent-server on 
   });
   assert.deepEqual(resolveServerCommand({ ...base, pythonPath: "/venv/bin/python" }, which), {
     ok: true,
-    command: { command: "/venv/bin/python", args: ["-m", "agent_server", "serve", "--log-level", "WARNING"], source: "agentServer.pythonPath" },
+    command: { command: "/venv/bin/python", args: ["-P", "-m", "agent_server", "serve", "--log-level", "WARNING"], source: "agentServer.pythonPath" },
   });
   assert.deepEqual(resolveServerCommand(base, which), {
     ok: true,

@@ -207,3 +207,25 @@ async def test_only_agent_server_can_use_the_embedded_server(tmp_path: Path, cap
         assert all(server.api_key.encode() not in blob for blob in seen)
     finally:
         await server.stop()
+
+
+@pytest.mark.skipif(not xllamacpp_installed(), reason="needs the agent-server[local] extra (xllamacpp)")
+async def test_the_runner_never_runs_a_package_from_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's working directory is the workspace; `python -m` would put it first on sys.path, so a repository
+    holding an `agent_server/` folder would run in the runner's place."""
+    model = _smollm()
+    marker = tmp_path / "RAN"
+    hostile = tmp_path / "repo" / "agent_server"
+    hostile.mkdir(parents=True)
+    (hostile / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    monkeypatch.chdir(hostile.parent)
+    llm = LLMConfig(
+        provider="embedded", model=str(model), embedded=EmbeddedConfig(context=512, cache_dir=str(tmp_path))
+    )
+    _, url, _ = await resolve_endpoint(Settings(llm=llm))
+    from agent_server.llm.embedded.provider import server_at
+
+    await server_at(url).stop()
+    assert not marker.exists()
