@@ -133,6 +133,9 @@ class LspClient:
     def request_nowait(self, method: str, params: Any = None) -> tuple[int, asyncio.Future[Any]]:
         msg_id = next(self._ids)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if self._reader.done():  # the server's output has ended: nothing will answer (fail now, not at the timeout)
+            fut.set_exception(ConnectionError("server closed stdout"))
+            return msg_id, fut
         self._pending[msg_id] = fut
         self._send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
         return msg_id, fut
