@@ -34,17 +34,19 @@ def run_scorecard(qwen: LlamaServer, tmp_path: Path, *args: str) -> dict[str, ob
     return result
 
 
-def test_five_tasks_are_run_and_scored_by_every_system(qwen: LlamaServer, tmp_path: Path) -> None:
-    every = run_scorecard(qwen, tmp_path, "--tasks", "leap,temperature", "--systems", "agent,plain,wholefile",
-                          "--timeout", "150")  # fmt: skip
-    agent = run_scorecard(qwen, tmp_path, "--tasks", "isogram,queue,reverse-string", "--systems", "agent",
-                          "--timeout", "150")  # fmt: skip
-    rows = [*every["rows"], *agent["rows"]]  # type: ignore[misc]
-    assert {(r["task"], r["system"]) for r in rows} == {
-        *((t, s) for t in ("leap", "temperature") for s in ("agent-server", "plain loop", "whole file")),
-        *((t, "agent-server") for t in ("isogram", "queue", "reverse-string")),
+def test_a_workspace_task_is_run_and_scored_by_every_system_with_a_second_try(
+    qwen: LlamaServer, tmp_path: Path
+) -> None:
+    # One workspace task (several files, the runner's own tests): every exercise-sized lane is already run against
+    # this model by test_scorecard_lanes.py (one attempt each); what is left to show here is a workspace task scored
+    # for each system and the second attempt after a failure. (Five tasks took 11 minutes of CI for no more.)
+    every = run_scorecard(qwen, tmp_path, "--tasks", "temperature", "--systems", "agent,plain,wholefile",
+                          "--timeout", "90")  # fmt: skip
+    rows = every["rows"]  # type: ignore[index]
+    assert {(r["task"], r["system"]) for r in rows} == {  # type: ignore[index]
+        ("temperature", s) for s in ("agent-server", "plain loop", "whole file")
     }
-    for row in rows:
+    for row in rows:  # type: ignore[attr-defined]
         assert row["attempts"], row  # the system ran and the tests were run after it
         assert all(a["stop"] for a in row["attempts"]), row
         assert len(row["attempts"]) == (1 if row["passed_1"] else 2) or row["attempts"][0]["stop"] in (
