@@ -13,12 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..context import estimate_text
+from ..context import estimate_text, request_kind
 from ..errors import SandboxError
 from ..tools.sandbox import FileTooLargeError, read_regular
 from ..turn import prompts
 from ..turn.edit_blocks import Shown
-from . import request_kind
 from .file_excerpt import excerpt
 from .shown_files import Choice, choose
 

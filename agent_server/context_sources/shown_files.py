@@ -19,10 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..context import request_kind
 from ..errors import SandboxError
 from ..tools.sandbox import read_regular
 from ..turn.edit_blocks import Shown
-from . import request_kind
 from .imported_modules import imported_modules
 from .traceback_files import Frame, frames, is_workspace_file, resolve
 

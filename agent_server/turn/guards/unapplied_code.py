@@ -3,8 +3,9 @@ fixed function into its answer ("Here is the updated code: ```python ...```") an
 with Qwen2.5-Coder-0.5B and 1.5B given tool calls: the turn was one model call and the task failed). It is told that
 nothing was changed and to make the change with its tools, and the next request requires a tool call (InsistOnTool).
 
-Only where edits are tool calls (a format that reads its edits from the answer's text has applied them already), only
-in a turn that can change files, only while nothing was changed in it, and only for code: a command to run, a
+Only for a request that asks for a change (context/request_kind.py: "explain", "how do I ..." are answered in words,
+code included), where edits are tool calls (a format that reads its edits from the answer's text has applied them
+already), in a turn that can change files, while nothing was changed in it, and only for code: a command to run, a
 program's output or a tool call written as JSON is not a change left unmade."""
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ...context.request_kind import wants_edit
 from ...tools.kinds import EDITS
 from .. import prompts
 from .guard import Answer, Guard, Verdict
+from .unlooked_files import request_and_tools
 
 if TYPE_CHECKING:
     from ..turn import Turn
@@ -41,6 +44,9 @@ def shows_code(text: str) -> bool:
 class UnappliedCode(Guard):
     async def tool_free_answer(self, turn: Turn, answer: Answer) -> Verdict | None:
         if answer.format.edits_in_text or turn.changed or not shows_code(answer.message.content):
+            return None
+        request, _ = request_and_tools(turn.session.history)
+        if not wants_edit(request):
             return None
         editors = sorted(n for n in turn.tools.names() if (t := turn.tools.get(n)) is not None and t.kind == EDITS)
         if not editors or not turn.take("unapplied", turn.settings.agent.continuation_nudges):

@@ -69,3 +69,13 @@ def test_what_counts_as_code() -> None:
     assert not shows_code("```\nFAILED tests/test_a.py::test_x\n1 failed\n```")  # output
     assert not shows_code('```json\n{"name": "read_file",\n "arguments": {}}\n```')  # a call written as text
     assert not shows_code("```python\nreturn x * 2\n```")  # one line: a hint, not a change
+
+
+async def test_code_in_an_answer_to_a_question_is_the_answer(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    for question in ("explain double", "How would I make double multiply?"):
+        provider = ScriptedProvider(FIXED)
+        client = RecordingClient()
+        async with scripted_service(ws, provider, client, agent={"edit_format": "tools"}) as service:
+            assert await run(service, client, ws, question) == "end_turn"
+        assert len(provider.requests) == 1, question

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_server.context_sources.request_kind import is_chat, wants_edit, wants_tests
+from agent_server.context.request_kind import is_chat, wants_edit, wants_tests
 from tests.benchmarks.scorecard.tasks import all_tasks
 
 TRACEBACK = (
