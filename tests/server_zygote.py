@@ -31,6 +31,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -170,16 +171,20 @@ class ForkedServer:
         self.send_signal(signal.SIGKILL)
 
 
-_zygote: tuple[subprocess.Popen[bytes], str] | None = None
+_zygote: tuple[subprocess.Popen[bytes], str, dict[str, str]] | None = None  # the process, its socket, its PYTHON*
+
+
+def _python_vars(env: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k.startswith("PYTHON")}
 
 
 def usable(env: dict[str, str]) -> bool:
-    """A forked start behaves as an exec'd one: not when asked not to, nor when PYTHON* variables differ."""
+    """A forked start behaves as an exec'd one: not when asked not to, nor when the PYTHON* variables differ from the
+    ones the zygote started with (or, before it started, from this process's: the ones it will start with)."""
     if os.environ.get("AGENT_TEST_EXEC") == "1" or env.get("AGENT_TEST_EXEC") == "1":
         return False
-    ours = {k: v for k, v in os.environ.items() if k.startswith("PYTHON")}
-    theirs = {k: v for k, v in env.items() if k.startswith("PYTHON")}
-    return ours == theirs and hasattr(socket, "send_fds") and sys.platform == "linux"
+    started = _zygote[2] if _zygote is not None and _zygote[0].poll() is None else _python_vars(os.environ)
+    return _python_vars(env) == started and hasattr(socket, "send_fds") and sys.platform == "linux"
 
 
 def _socket_path() -> str:
@@ -193,15 +198,18 @@ def _socket_path() -> str:
         [sys.executable, "-m", "tests.server_zygote", path], cwd=root, stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
     )  # fmt: skip
-    _zygote = (proc, path)
-    atexit.register(_stop, proc)
+    _zygote = (proc, path, _python_vars(os.environ))
+    atexit.register(_stop, proc, folder)
     return path
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def _stop(proc: subprocess.Popen[bytes], folder: str) -> None:
+    import shutil
+
     proc.kill()
     with contextlib.suppress(Exception):
         proc.wait(5)
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 async def start(args: list[str], env: dict[str, str], cwd: str | None, limit: int) -> ForkedServer:

@@ -59,3 +59,15 @@ async def test_a_forked_server_speaks_on_its_pipes_and_reports_how_it_ended(tmp_
     await killed.initialize(ws, {})
     killed.proc.kill()
     assert await killed.proc.wait() == -signal.SIGKILL
+
+
+@pytest.mark.usefixtures("forked")
+def test_a_python_variable_set_after_the_zygote_started_gives_a_real_exec(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert server_zygote.run(["--version"], timeout=60).returncode == 0  # the zygote is up
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text("import sys\nsys.stderr.write('CUSTOMIZED\\n')\n")
+    monkeypatch.setenv("PYTHONPATH", str(site))  # this process's and the child's, not the zygote's
+    assert "CUSTOMIZED" in server_zygote.run(["--version"], timeout=60).stderr
