@@ -165,8 +165,7 @@ class AgentConfig(Section):
     """Budget of the note naming the files read and changed in this session and the open plan items, added to
     each prompt (0 = off; 200-400 helps small models that lose track after compaction)."""
     continuation_nudges: int = Field(default=1, ge=0, le=5)
-    """Per turn, how often an answer that announces work and stops is told to continue, and (tool calls) how often
-    one that shows code while no file was changed is told to make the change with a tool (0 = never)."""
+    """Per turn, how often an answer that announces work and stops is told to continue (0 = never)."""
     deflection_retries: int = Field(default=3, ge=0, le=5)
     empty_answer_limit: int = Field(default=2, ge=1, le=5)
     no_tool_reminders: int = Field(default=2, ge=0, le=5)

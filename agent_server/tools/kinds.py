@@ -16,8 +16,6 @@ if TYPE_CHECKING:
 READ_ONLY_KINDS: frozenset[acp.ToolKind] = frozenset({"read", "search", "think", "fetch"})
 # Kinds that surely change files (a successful call marks the turn as having changed something).
 CHANGING_KINDS: frozenset[acp.ToolKind] = frozenset({"edit", "delete", "move"})
-# A tool of this kind changes a file's content (write_file, edit_file): the tools a change shown in prose is made with.
-EDITS: acp.ToolKind = "edit"
 # A tool of this kind runs its `command` argument: the policy judges the command line, segment by segment.
 RUNS_COMMANDS: acp.ToolKind = "execute"
 # A tool of this kind reads its `url` argument from the network: rules and "always" answers name the URL's host.

@@ -66,10 +66,6 @@ CONTINUE_NUDGE = (
     "You described what you will do next but stopped. Continue now: call the tools needed to do it, "
     "then finish the task."
 )
-UNAPPLIED_NUDGE = (
-    "Your answer shows code, but no file was changed: the project is as it was. Make the change now with a tool "
-    "call ({tools}; read the file first if you have not), then finish the task."
-)
 DEFLECTION_NUDGE = (
     "You DO have access to the project's files and a shell through your tools ({tools}). "
     "Use them now to answer the request; do not say you cannot."

@@ -11,7 +11,6 @@ from .guard import Guard
 from .insist_on_tool import InsistOnTool
 from .loop_guards import LookedBefore, LoopingStream, RepeatingCalls
 from .text_call_cap import TextCallCap
-from .unapplied_code import UnappliedCode
 from .unknown_tools import UnknownTools
 from .unlooked_files import UnlookedFiles
 
@@ -28,7 +27,6 @@ GUARDS: list[Guard] = [
     EchoedInstructions(),  # the instructions copied back
     FormatNudge(),  # the edit format's own nudge (files: answer with the change)
     Deflection(),  # "I cannot access files"
-    UnappliedCode(),  # code shown in the answer, no file changed: make the change with a tool (the next call required)
     UnlookedFiles(),  # named files answered about without reading them
     AnnouncedStep(),  # work announced and not done
     TaskReminder(),  # a task session ends with task_completion
