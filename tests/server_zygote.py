@@ -212,28 +212,41 @@ def _stop(proc: subprocess.Popen[bytes], folder: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+CONNECT_TRIES, CONNECT_PAUSE_S = 600, 0.05  # the zygote binds once its imports are done (~2 s; longer under load)
+
+
+def _try_connect(control: socket.socket, path: str) -> bool:
+    try:
+        control.connect(path)
+        return True
+    except (FileNotFoundError, ConnectionRefusedError):
+        return False
+
+
+def _send(control: socket.socket, args: list[str], env: dict[str, str], cwd: str, child_fds: list[int]) -> None:
+    """The request with the child's stdin, stdout and stderr ends, closed here once sent (the zygote has them)."""
+    try:
+        socket.send_fds(control, [json.dumps({"args": args, "env": env, "cwd": cwd}).encode()], child_fds)
+    finally:
+        for fd in child_fds:
+            os.close(fd)
+
+
 async def start(args: list[str], env: dict[str, str], cwd: str | None, limit: int) -> ForkedServer:
     """`python -m agent_server ARGS` with this environment and directory, forked from the zygote."""
     loop = asyncio.get_running_loop()
     path = _socket_path()
     control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    for _ in range(600):  # the zygote binds once its imports are done (~2 s; longer under load)
-        try:
-            control.connect(path)
+    for _ in range(CONNECT_TRIES):
+        if _try_connect(control, path):
             break
-        except (FileNotFoundError, ConnectionRefusedError):
-            await asyncio.sleep(0.05)
+        await asyncio.sleep(CONNECT_PAUSE_S)
     else:
         raise RuntimeError("the test server zygote did not start")
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    request = {"args": args, "env": env, "cwd": cwd or os.getcwd()}
-    try:
-        socket.send_fds(control, [json.dumps(request).encode()], [in_r, out_w, err_w])
-    finally:
-        for fd in (in_r, out_w, err_w):
-            os.close(fd)
+    _send(control, args, env, cwd or os.getcwd(), [in_r, out_w, err_w])
     control.setblocking(False)
     answer = json.loads(await loop.sock_recv(control, 4096))
     if "pid" not in answer:
@@ -273,14 +286,12 @@ def run(
     in_r, in_w = os.pipe() if input is not None else (os.open(os.devnull, os.O_RDONLY), -1)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
-    try:
-        request = {"args": args, "env": full_env, "cwd": where}
-        socket.send_fds(control, [json.dumps(request).encode()], [in_r, out_w, err_w])
-    finally:
-        for fd in (in_r, out_w, err_w):
-            os.close(fd)
+    _send(control, args, full_env, where, [in_r, out_w, err_w])
     answer = json.loads(control.recv(4096))
     if "pid" not in answer:
+        for fd in (in_w, out_r, err_r):
+            if fd >= 0:
+                os.close(fd)
         raise RuntimeError(f"the test server zygote could not start agent-server: {answer}")
     pid = int(answer["pid"])
     out, err = _communicate(pid, input, in_w, out_r, err_r, timeout, args)
@@ -301,12 +312,10 @@ def _connect_blocking() -> socket.socket:
 
     path = _socket_path()
     control = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    for _ in range(600):
-        try:
-            control.connect(path)
+    for _ in range(CONNECT_TRIES):
+        if _try_connect(control, path):
             return control
-        except (FileNotFoundError, ConnectionRefusedError):
-            time.sleep(0.05)
+        time.sleep(CONNECT_PAUSE_S)
     raise RuntimeError("the test server zygote did not start")
 
 
