@@ -292,7 +292,7 @@ def merge(paths: list[str]) -> dict[str, Any]:
         "model": runs[0]["model"],
         "window": runs[0]["window"],
         "temperature": runs[0].get("temperature"),
-        "tasks": [t for r in runs for t in r["tasks"]],
+        "tasks": list(dict.fromkeys(t for r in runs for t in r["tasks"])),  # runs of other systems repeat them
         "summary": by_system(rows),
         "rows": [asdict(r) for r in rows],
         "wall_seconds": max(r.get("wall_seconds", 0.0) for r in runs),  # the runs ran side by side
@@ -334,7 +334,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--model",
         default=None,
-        help="0.5b or 1.5b (no --base-url/--gguf): the embedded catalogue's model, started here; "
+        help="0.5b, 1.5b or smollm2-135m (no --base-url/--gguf): the embedded catalogue's model, started here; "
         "else the model name to send (default: the server's first)",
     )
     ap.add_argument("--api-key", default=os.environ.get("AGENT_BENCH_LLM_KEY"), help="the --base-url server's key")

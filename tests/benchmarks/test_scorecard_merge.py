@@ -58,6 +58,19 @@ def test_two_halves_of_a_run_make_one_table(tmp_path: Path) -> None:
     assert "leap                     1 2" in done.stdout and "queue                    . ." in done.stdout
 
 
+def test_runs_of_the_same_tasks_by_other_systems_make_one_table(tmp_path: Path) -> None:
+    # one system per run against one server (how peers are run side by side): the tasks are counted once
+    a = run_file(tmp_path / "a.json", [row("leap", "agent-server", True, True, 100),
+                                       row("queue", "agent-server", False, False, 300)])  # fmt: skip
+    b = run_file(tmp_path / "b.json", [row("leap", "aider", False, False, 90),
+                                       row("queue", "aider", False, True, 200)])  # fmt: skip
+    out = tmp_path / "all.json"
+    done = merge(str(a), str(b), "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["tasks"] == ["leap", "queue"]
+    assert "2 tasks, m, window 8192" in done.stdout
+
+
 def test_runs_that_do_not_add_up_are_refused(tmp_path: Path) -> None:
     a = run_file(tmp_path / "a.json", [row("leap", "agent-server", True, True, 1)])
     other_window = run_file(tmp_path / "b.json", [row("queue", "agent-server", True, True, 1)], window=4096)
