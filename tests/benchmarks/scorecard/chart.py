@@ -26,6 +26,23 @@ def spent(summary: dict[str, Any]) -> int:
     return int(summary.get("prompt_tokens", 0)) + int(summary.get("generated_tokens", 0))
 
 
+FAMILIES = {
+    "exercise": "exercises",
+    "hard": "harder exercises",
+    "workspace": "workspace tasks",
+    "repo": "repository tasks",
+}
+
+
+def label(run: dict[str, Any]) -> str:
+    """What a run is in the legend: its model, and its task family and count (two runs of one model on different
+    families are two entries)."""
+    kinds = list(dict.fromkeys(str(row.get("kind", "")) for row in run.get("rows", [])))
+    family = " + ".join(FAMILIES.get(k, k) for k in kinds if k)
+    what = f", {len(run.get('tasks', []))} {family}" if family else ""
+    return f"{run['model']}{what} (window {run.get('window')})"
+
+
 def _bars(runs: list[dict[str, Any]], systems: list[str], x0: float, width: float) -> list[str]:
     out = [_text(x0, 30, "pass@1 per system (bars: models)", 14)]
     ceiling = max((s["tasks"] for r in runs for s in r["summary"].values()), default=1) or 1
@@ -48,7 +65,7 @@ def _bars(runs: list[dict[str, Any]], systems: list[str], x0: float, width: floa
     for j, run in enumerate(runs):
         y = H - 16 - 16 * (len(runs) - 1 - j)
         out.append(f'<rect x="{x0}" y="{y - 9}" width="10" height="10" fill="{COLOURS[j % len(COLOURS)]}"/>')
-        out.append(_text(x0 + 14, y, f"{run['model']} (window {run.get('window')})", 11))
+        out.append(_text(x0 + 14, y, f"run {j + 1}: {label(run)}", 11))
     return out
 
 
@@ -74,7 +91,7 @@ def _scatter(runs: list[dict[str, Any]], systems: list[str], x0: float, width: f
                    f"{spent(s):,} tokens</title></{tag}>")  # fmt: skip
         right = x > x0 + width * 0.75  # a label near the edge goes on the point's left
         out.append(_text(x - 7 if right else x + 7, y + 4, name, 10, "end" if right else "start"))
-    shapes = ", ".join(f"{'circle' if j % 2 == 0 else 'square'}: {r['model']}" for j, r in enumerate(runs))
+    shapes = ", ".join(f"{'circle' if j % 2 == 0 else 'square'}: run {j + 1}" for j in range(len(runs)))
     out.append(_text(x0, H - 16, shapes, 11))
     return out
 
