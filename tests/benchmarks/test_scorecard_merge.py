@@ -174,7 +174,8 @@ def test_a_run_at_one_temperature_samples_every_system_at_it(tmp_path: Path, fak
 
 
 def test_a_chart_of_two_families_of_one_model_tells_the_runs_apart(tmp_path: Path) -> None:
-    exercises = run_file(tmp_path / "ex.json", [row("leap", "agent-server", True, True, 100)])
+    exercises = run_file(tmp_path / "ex.json", [row("leap", "agent-server", True, True, 100),
+                                                {**row("forth", "agent-server", False, False, 300), "family": "hard"}])  # fmt: skip
     repo_rows = [{**row(name, "agent-server", False, False, 900), "kind": "repo"} for name in ("toolz-a", "boltons-b")]
     repo = run_file(tmp_path / "repo.json", repo_rows)
     for run in (exercises, repo):  # the results as a run writes them (with their summary): --merge of one run
@@ -184,6 +185,6 @@ def test_a_chart_of_two_families_of_one_model_tells_the_runs_apart(tmp_path: Pat
                           capture_output=True, text=True, cwd=ROOT)  # fmt: skip
     assert done.returncode == 0, done.stderr
     chart = out.read_text()
-    assert "run 1: m, 1 exercises (window 8192)" in chart
+    assert "run 1: m, 2 exercises + harder exercises (window 8192)" in chart
     assert "run 2: m, 2 repository tasks (window 8192)" in chart
     assert "circle: run 1, square: run 2" in chart
