@@ -54,7 +54,7 @@ async def test_turns_through_litellm_with_a_key_a_required_header_a_rate_limit_a
         await client.initialize(workspace, {"llm": llm, "agent": {"mode": "ask"}})
         sid = await new_session(client, workspace)
         # LiteLLM counts requests in windows of the wall clock: two quick turns can fall on either side of a window's
-        # end (one run in ten here), so turns go on, a few at most, until the limit has tripped once.
+        # end (2 runs of 4 here), so turns go on, a few at most, until the limit has tripped once.
         stops = []
         for word in ("hello", "yes", "goodbye", "thanks", "fine"):
             stops.append(await prompt(client, sid, f"Say {word} in one word."))

@@ -37,8 +37,8 @@ FAMILIES = {
 def label(run: dict[str, Any]) -> str:
     """What a run is in the legend: its model, and its task family and count (two runs of one model on different
     families are two entries)."""
-    kinds = list(dict.fromkeys(str(row.get("family") or row.get("kind", "")) for row in run.get("rows", [])))
-    family = " + ".join(FAMILIES.get(k, k) for k in kinds if k)
+    families = list(dict.fromkeys(str(row.get("family") or row.get("kind", "")) for row in run.get("rows", [])))
+    family = " + ".join(FAMILIES.get(f, f) for f in families if f)
     what = f", {len(run.get('tasks', []))} {family}" if family else ""
     return f"{run['model']}{what} (window {run.get('window')})"
 
