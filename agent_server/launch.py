@@ -3,12 +3,24 @@ LLM and protocol modules); every other command goes to `agent_server.cli`."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    try:
+        return _run(sys.argv[1:] if argv is None else argv, argv)
+    finally:
+        # The interpreter's teardown then collects garbage across every loaded module: with the agent loaded (~780
+        # modules, ~90,000 tracked objects) that was 0.3-0.5 s of CPU at every exit of a server, an ACP agent or a
+        # `chat` run, after everything of ours had closed (measured: an LSP server's `exit` to its end 0.31-0.34 s,
+        # 0.03-0.05 s frozen). Frozen objects are only left out of those collections: atexit handlers, thread joins
+        # and stream flushes run as before.
+        gc.freeze()
+
+
+def _run(args: list[str], argv: list[str] | None) -> int:
     on_the_wire = args[:1] in (["serve"], ["acp"]) and "--tcp" not in args and not {"-h", "--help"} & set(args)
     if on_the_wire:
         # Before any other import: from here on nothing but JSON-RPC reaches the client (stdio.py).

@@ -1,9 +1,10 @@
 """Cold start of `agent-server serve`: time from spawn to the answer of LSP `initialize`, and the idle memory.
 
 Run: python tests/benchmarks/bench_startup.py [--runs N]
-Prints the median time to the `initialize` answer, to the `agent/initialize` answer (the agent is loaded), and the
-resident memory (RSS of the process and its children) a second after that, with the ratio to two baselines spawned
-in the same run the same way (they answer every request at once):
+Prints the median time to the `initialize` answer, to the `agent/initialize` answer (the agent is loaded), the
+resident memory (RSS of the process and its children) a second after that, and the time from closing its stdin to
+its end (what every editor restart and every test's server pays again), with the ratio to two baselines spawned in
+the same run the same way (they answer every request at once):
 - `python`: a bare Python answering `initialize` with the stdlib (the least any Python server costs);
 - `pygls`: the same after `import pygls.lsp.server` (the LSP library the server is built on).
 Targets (issue 15): initialize answered in under 400 ms after spawn, idle RSS under 100 MB.
@@ -88,9 +89,11 @@ def rss_kb(pid: int) -> int:
     return total
 
 
-def measure(argv: list[str], workspace: Path, env: dict[str, str], idle_s: float) -> tuple[float, float, float]:
-    """Seconds from spawn to the initialize answer and to the agent/initialize answer (the agent is ready), and
-    MB resident after `idle_s` more of idling."""
+def measure(
+    argv: list[str], workspace: Path, env: dict[str, str], idle_s: float
+) -> tuple[float, float, float, float]:
+    """Seconds from spawn to the initialize answer and to the agent/initialize answer (the agent is ready), MB
+    resident after `idle_s` more of idling, and seconds from closing stdin to the process's end."""
     init = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -126,13 +129,15 @@ def measure(argv: list[str], workspace: Path, env: dict[str, str], idle_s: float
         time.sleep(idle_s)
         rss = rss_kb(proc.pid) / 1024
     finally:
+        closed = time.perf_counter()
         proc.stdin.close()
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    return elapsed, ready, rss
+        ended = time.perf_counter() - closed
+    return elapsed, ready, rss, ended
 
 
 def main() -> None:
@@ -169,26 +174,29 @@ def main() -> None:
             "agent-server serve": [sys.executable, "-m", "agent_server", "serve"],
         }
         for tree in args.tree:  # first on sys.path: wins over the editable install's finder
-            code = f"import sys; sys.path.insert(0, {tree!r}); from agent_server.cli import main; main()"
+            code = f"import sys; sys.path.insert(0, {tree!r}); from agent_server.launch import main; sys.exit(main())"
             contenders[f"serve {Path(tree).name}"] = [sys.executable, "-c", code, "serve"]
         times: dict[str, list[float]] = {name: [] for name in contenders}
         readies: dict[str, list[float]] = {name: [] for name in contenders}
         rss: dict[str, list[float]] = {name: [] for name in contenders}
+        exits: dict[str, list[float]] = {name: [] for name in contenders}
         measure(contenders["agent-server serve"], workspace, env, 0.2)  # warm the OS file cache and bytecode
         for _ in range(args.runs):
             for name, argv in contenders.items():  # interleaved, so machine load hits every contender alike
-                t, r, m = measure(argv, workspace, env, args.idle)
+                t, r, m, e = measure(argv, workspace, env, args.idle)
                 times[name].append(t)
                 readies[name].append(r)
                 rss[name].append(m)
+                exits[name].append(e)
     base_t = statistics.median(times["python"])
     base_m = statistics.median(rss["python"])
     base_r = statistics.median(readies["python"])
+    base_e = statistics.median(exits["python"])
     print(
         f"{'':20} {'initialize (ms)':>16} {'x python':>9} {'x pygls':>8} {'agent ready (ms)':>17} {'x python':>9}",
         end="",
     )
-    print(f" {'idle RSS (MB)':>14} {'x python':>9}")
+    print(f" {'idle RSS (MB)':>14} {'x python':>9} {'exit (ms)':>10} {'x python':>9}")
     pygls_t = statistics.median(times["pygls"])
     for name in contenders:
         t, r, m = statistics.median(times[name]), statistics.median(readies[name]), statistics.median(rss[name])
@@ -196,7 +204,8 @@ def main() -> None:
             f"{name:20} {t * 1000:16.0f} {t / base_t:9.1f} {t / pygls_t:8.2f} {r * 1000:17.0f} {r / base_r:9.1f}",
             end="",
         )
-        print(f" {m:14.1f} {m / base_m:9.1f}")
+        e = statistics.median(exits[name])
+        print(f" {m:14.1f} {m / base_m:9.1f} {e * 1000:10.0f} {e / base_e:9.1f}")
     server_t = statistics.median(times["agent-server serve"]) * 1000
     server_m = statistics.median(rss["agent-server serve"])
     print(f"targets: initialize < 400 ms ({'met' if server_t < 400 else 'NOT met'}: {server_t:.0f} ms), ", end="")

@@ -21,7 +21,7 @@ QUICK = {
     "bench_relay.py": ["b/a = ", "burst (no pause)", "10 ms apart"],
     "bench_provider.py": ["ollama /api/chat NDJSON", "openai /v1 SSE", "ratio"],
     "bench_context.py": ["harness per round", "ratio harness / baseline"],
-    "bench_startup.py": ["agent-server serve", "targets: initialize"],
+    "bench_startup.py": ["agent-server serve", "targets: initialize", "exit (ms)"],
     "bench_acp_startup.py": ["ratio acp / serve", "session/new answered"],
     "bench_checkpoints.py": ["first checkpoint", "per turn"],
     "bench_cli_search.py": ["agent-server search", "ratio to python -c pass"],
