@@ -89,9 +89,7 @@ def rss_kb(pid: int) -> int:
     return total
 
 
-def measure(
-    argv: list[str], workspace: Path, env: dict[str, str], idle_s: float
-) -> tuple[float, float, float, float]:
+def measure(argv: list[str], workspace: Path, env: dict[str, str], idle_s: float) -> tuple[float, float, float, float]:
     """Seconds from spawn to the initialize answer and to the agent/initialize answer (the agent is ready), MB
     resident after `idle_s` more of idling, and seconds from closing stdin to the process's end."""
     init = {
