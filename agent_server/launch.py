@@ -10,7 +10,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        return _run(sys.argv[1:] if argv is None else argv, argv)
+        return _run(argv)
     finally:
         # The interpreter's teardown then collects garbage across every loaded module: with the agent loaded (~780
         # modules, ~90,000 tracked objects) that was 0.3-0.5 s of CPU at every exit of a server, an ACP agent or a
@@ -20,7 +20,8 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
 
 
-def _run(args: list[str], argv: list[str] | None) -> int:
+def _run(argv: list[str] | None) -> int:
+    args = sys.argv[1:] if argv is None else argv
     on_the_wire = args[:1] in (["serve"], ["acp"]) and "--tcp" not in args and not {"-h", "--help"} & set(args)
     if on_the_wire:
         # Before any other import: from here on nothing but JSON-RPC reaches the client (stdio.py).
