@@ -37,14 +37,16 @@ def run_scorecard(qwen: LlamaServer, tmp_path: Path, *args: str) -> dict[str, ob
 def test_a_workspace_task_is_run_and_scored_by_every_system_with_a_second_try(
     qwen: LlamaServer, tmp_path: Path
 ) -> None:
-    # One workspace task (several files, the runner's own tests): every exercise-sized lane is already run against
-    # this model by test_scorecard_lanes.py (one attempt each); what is left to show here is a workspace task scored
-    # for each system and the second attempt after a failure. (Five tasks took 11 minutes of CI for no more.)
-    every = run_scorecard(qwen, tmp_path, "--tasks", "temperature", "--systems", "agent,plain,wholefile",
-                          "--timeout", "90")  # fmt: skip
+    # One workspace task (several files, the runner's own tests): every lane is already run against this model by
+    # test_scorecard_lanes.py (one attempt each); what is left to show here is a workspace task scored for the two
+    # systems that edit it and the second attempt after a failure. (Five tasks took 11 minutes of CI for no more.)
+    # Greedy and without the plain loop: sampled, the run took 181-415 s of CI depending on the draw, and the plain
+    # loop ran to its limit twice in most (its lane is in the lane check).
+    every = run_scorecard(qwen, tmp_path, "--tasks", "temperature", "--systems", "agent,wholefile",
+                          "--temperature", "0", "--timeout", "90")  # fmt: skip
     rows = every["rows"]  # type: ignore[index]
     assert {(r["task"], r["system"]) for r in rows} == {  # type: ignore[index]
-        ("temperature", s) for s in ("agent-server", "plain loop", "whole file")
+        ("temperature", s) for s in ("agent-server", "whole file")
     }
     for row in rows:  # type: ignore[attr-defined]
         assert row["attempts"], row  # the system ran and the tests were run after it
@@ -54,4 +56,4 @@ def test_a_workspace_task_is_run_and_scored_by_every_system_with_a_second_try(
             "error",
         )
     summary = every["summary"]
-    assert set(summary) == {"agent-server", "plain loop", "whole file"}  # type: ignore[arg-type]
+    assert set(summary) == {"agent-server", "whole file"}  # type: ignore[arg-type]
