@@ -189,8 +189,11 @@ class AgentConfig(Section):
     verify_command: str | None = None
     """A command that checks the work (`pytest -q`): run when the model says it is done, under the normal approval
     rules; its failures go back to the model (at most `verify_max` times per turn)."""
+    verify_requested: bool = True
+    """Without a verify_command: a test command the user's request names in backticks ("make `pytest -q t.py`
+    pass") is run as the check when the model is done, under the same rules (a plain test-runner invocation only)."""
     verify_max: int = Field(default=2, ge=0, le=10)
-    """How many times per turn a failing verify_command sends the model back to work."""
+    """How many times per turn a failing check sends the model back to work."""
 
 
 class ToolRule(Section):

@@ -1,5 +1,6 @@
 """The verify loop: when the model says it is done after changing files, run `agent.verify_command` (a card, the
-normal approval rules) and give its failures back, at most `agent.verify_max` times per turn."""
+normal approval rules) and give its failures back, at most `agent.verify_max` times per turn. Without a configured
+command, the test command the user's request names is the check (`agent.verify_requested`, requested_check.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from .checks import run_check
 from .guards.guard import Guard, Verdict
+from .requested_check import requested_check
 
 if TYPE_CHECKING:
     from .turn import Turn
@@ -18,9 +20,11 @@ async def verify(turn: Turn) -> str | None:
     """The message that sends the model back to work, or None to end the turn (passed, off, nothing changed, or
     the failures were already given back `verify_max` times: the last run is still shown to the user)."""
     cfg = turn.settings.agent
-    command = (cfg.verify_command or "").strip()
     runs = turn.nudges.get("verify", 0)
-    if not command or not turn.changed or runs > cfg.verify_max:
+    if not turn.changed or runs > cfg.verify_max:
+        return None
+    command = check_command(turn)
+    if not command:
         return None
     turn.nudges["verify"] = runs + 1
     turn.changed = False  # verify again only after the model changes something more
@@ -34,6 +38,14 @@ async def verify(turn: Turn) -> str | None:
         f"The check `{command}` failed (exit code {run.exit_code}) after your changes. Fix the cause, then say "
         f"you are done again.\n{output}"
     )
+
+
+def check_command(turn: Turn) -> str:
+    """The configured check, else the one the user's request names (when `agent.verify_requested` is on)."""
+    cfg = turn.settings.agent
+    if command := (cfg.verify_command or "").strip():
+        return command
+    return (requested_check(turn.session.history) or "") if cfg.verify_requested else ""
 
 
 class VerifyCommand(Guard):
