@@ -86,6 +86,8 @@ class Turn:
     # After a nudge to use a tool (a deflection, an unread file, a call of a non-tool), the next request requires a
     # tool call: a small model that answered in prose twice usually does so a third time unless the server insists.
     require_tool: bool = False
+    # After write_file refused a file sent back unchanged, the next request is sampled (guards/resample.py).
+    resample: bool = False
 
     def take(self, kind: str, cap: int) -> bool:
         """Count one more use of the robustness path `kind`; False (and nothing counted) once `cap` were used."""

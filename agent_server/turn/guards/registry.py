@@ -10,11 +10,13 @@ from .echoed_instructions import EchoedInstructions
 from .guard import Guard
 from .insist_on_tool import InsistOnTool
 from .loop_guards import LookedBefore, LoopingStream, RepeatingCalls
+from .resample import Resample
 from .text_call_cap import TextCallCap
 from .unknown_tools import UnknownTools
 from .unlooked_files import UnlookedFiles
 
 GUARDS: list[Guard] = [
+    Resample(),  # after the calls (first: it never ends a point): a file sent back unchanged, the next request sampled
     InsistOnTool(),  # before the request: a tool call required after a nudge to use one
     DroppedTools(),  # after the reply: the server dropped the tools, switch to prompt tools and ask again
     LoopingStream(),  # after the answer: a looping stream, cut, ends the turn
