@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .checks import run_check
+from .edit_formats.registry import of
 from .guards.guard import Guard, Verdict
 from .requested_check import requested_check
 
@@ -34,9 +35,13 @@ async def verify(turn: Turn) -> str | None:
     output = run.output.strip()
     if len(output) > MAX_OUTPUT:
         output = "[...]\n" + output[-MAX_OUTPUT:]
+    # The ask comes last, after the output, and says how to answer in the turn's edit format: told to "say you are
+    # done again", a small model in the files format answered with a paragraph about the fix and wrote nothing
+    # (Qwen2.5-Coder-0.5B, the tune split's isogram: the turn ended with the tests failing).
+    how = of(cfg.edit_format).answer_nudge or "Then say you are done."
     return (
-        f"The check `{command}` failed (exit code {run.exit_code}) after your changes. Fix the cause, then say "
-        f"you are done again.\n{output}"
+        f"The check `{command}` failed (exit code {run.exit_code}) after your changes:\n```\n{output}\n```\n"
+        f"Fix the code so that it passes. {how}"
     )
 
 

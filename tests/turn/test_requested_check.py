@@ -11,6 +11,7 @@ import pytest
 from agent_server import acp
 from agent_server.llm.scripted import ScriptedProvider
 from agent_server.messages import Message
+from agent_server.turn import prompts
 from agent_server.turn.requested_check import named_check, requested_check
 from tests.turn.inprocess import RecordingClient, run, scripted_service
 
@@ -99,6 +100,7 @@ async def test_the_named_test_runs_when_the_model_is_done_and_its_failure_goes_b
         assert await run(service, client, ws, REQUEST) == "end_turn"
     told = provider.requests[1].messages[-1].content
     assert told.startswith(f"The check `{CHECK}` failed") and "AssertionError" in told and "6 != 8" in told
+    assert told.endswith(prompts.FILES_NUDGE)  # last, how to answer in the turn's format: the change, not a promise
     assert (ws / "calc.py").read_text() == RIGHT and len(provider.requests) == 2
     # The user was asked before it ran (run_command's default policy; the same command again in the turn is not
     # asked twice), as for the model's own commands; it ran again after the fix and passed.
