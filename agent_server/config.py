@@ -192,9 +192,9 @@ class AgentConfig(Section):
     verify_requested: bool = True
     """Without a verify_command: a test command the user's request names in backticks ("make `pytest -q t.py`
     pass") is run as the check when the model is done, under the same rules (a plain test-runner invocation only)."""
-    resample_temperature: float = Field(default=0.7, ge=0, le=2)
+    resample_temperature: float = Field(default=0.0, ge=0, le=2)
     """After the model sent a file back unchanged, the next request is sampled at least this hot (greedy decoding
-    would repeat it); 0 turns it off."""
+    would repeat it); 0 (the default: measured, it finished no more tasks) turns it off."""
     verify_max: int = Field(default=2, ge=0, le=10)
     """How many times per turn a failing check sends the model back to work."""
 

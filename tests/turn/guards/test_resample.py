@@ -11,6 +11,7 @@ from tests.turn.inprocess import RecordingClient, run, scripted_service
 SOURCE = "def retries():\n    return 1\n"
 FIXED = "def retries():\n    return 3\n"
 SAME = f"messages.py\n```python\n{SOURCE}```\n"
+ON = {"resample_temperature": 0.7}  # off by default (docs/scorecard.md: it finished no more tasks)
 
 
 def workspace(tmp_path: Path) -> Path:
@@ -30,7 +31,7 @@ async def test_the_request_after_an_unchanged_file_is_sampled_and_the_next_ones_
         "Done.",
     )
     client = RecordingClient()
-    async with scripted_service(ws, provider, client, agent={"edit_format": "tools"}, llm={"temperature": 0}) as s:
+    async with scripted_service(ws, provider, client, agent=ON | {"edit_format": "tools"}, llm={"temperature": 0}) as s:
         assert await run(s, client, ws, "messages.py: retries() should return 3. Fix it.") == "end_turn"
     temps = [r.options.temperature for r in provider.requests]
     assert temps == [0, 0.7, 0]
@@ -42,7 +43,9 @@ async def test_the_files_format_second_look_is_sampled_and_a_warmer_setting_is_n
     ws = workspace(tmp_path)
     provider = ScriptedProvider(SAME, f"messages.py\n```python\n{FIXED}```\n")
     client = RecordingClient()
-    async with scripted_service(ws, provider, client, agent={"edit_format": "files"}, llm={"temperature": 0.2}) as s:
+    async with scripted_service(
+        ws, provider, client, agent=ON | {"edit_format": "files"}, llm={"temperature": 0.2}
+    ) as s:
         assert await run(s, client, ws, "messages.py: retries() should return 3. Fix it.") == "end_turn"
     assert [r.options.temperature for r in provider.requests] == [0.2, 0.7]
     assert (ws / "messages.py").read_text() == FIXED
@@ -51,15 +54,17 @@ async def test_the_files_format_second_look_is_sampled_and_a_warmer_setting_is_n
     ws2.mkdir()
     (ws2 / "messages.py").write_text(SOURCE)
     provider = ScriptedProvider(SAME, f"messages.py\n```python\n{FIXED}```\n")
-    async with scripted_service(ws2, provider, client, agent={"edit_format": "files"}, llm={"temperature": 1.0}) as s:
+    async with scripted_service(
+        ws2, provider, client, agent=ON | {"edit_format": "files"}, llm={"temperature": 1.0}
+    ) as s:
         assert await run(s, client, ws2, "messages.py: retries() should return 3. Fix it.") == "end_turn"
     assert [r.options.temperature for r in provider.requests] == [1.0, 1.0]
 
 
-async def test_off_or_unset_temperature_leaves_every_request_as_configured(tmp_path: Path) -> None:
+async def test_off_by_default_or_unset_temperature_leaves_every_request_as_configured(tmp_path: Path) -> None:
     for llm, agent, expected in (
-        ({"temperature": 0}, {"edit_format": "files", "resample_temperature": 0}, [0, 0]),
-        ({}, {"edit_format": "files"}, [None, None]),  # the server's default already samples
+        ({"temperature": 0}, {"edit_format": "files"}, [0, 0]),  # off by default
+        ({}, ON | {"edit_format": "files"}, [None, None]),  # the server's default already samples
     ):
         ws = tmp_path / str(len(llm))
         ws.mkdir()
