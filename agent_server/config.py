@@ -192,6 +192,10 @@ class AgentConfig(Section):
     verify_requested: bool = True
     """Without a verify_command: a test command the user's request names in backticks ("make `pytest -q t.py`
     pass") is run as the check when the model is done, under the same rules (a plain test-runner invocation only)."""
+    trace_failure: bool = True
+    """When the user's request names a failing pytest run of named tests (a node id, a test file), it is run once
+    more with a tracer before the first answer (under the same approval rules), and the model is told the test's last
+    call into the project's code: its arguments, what it returned or raised, and which of its lines ran."""
     resample_temperature: float = Field(default=0.0, ge=0, le=2)
     """After the model sent a file back unchanged, the next request is sampled at least this hot (greedy decoding
     would repeat it); 0 (the default: measured, it finished no more tasks) turns it off."""

@@ -12,8 +12,9 @@ from typing import Any, Literal
 Role = Literal["system", "user", "assistant", "tool"]
 
 # Who wrote a user-role message when the user did not: a guard's nudge, the output of a failed `agent.verify_command`,
-# or the `files` edit format's reply carrying what an answer's calls did (built for the prompt only, never stored).
-NudgeKind = Literal["guard", "verify", "results"]
+# the failing test's traced path (`turn/failure_path.py`), or the `files` edit format's reply carrying what an
+# answer's calls did (built for the prompt only, never stored).
+NudgeKind = Literal["guard", "verify", "trace", "results"]
 
 # Why an answer stopped before it was complete: the user cancelled the turn, or the server failed mid-answer.
 Interruption = Literal["cancelled", "error"]

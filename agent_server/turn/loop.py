@@ -36,6 +36,8 @@ async def run_turn(turn: Turn) -> StopReason:
         # An earlier process died mid-call: answer those calls so the model gets a valid history.
         await turn.context.persist(turn.session.history)
     fmt = edit_format(turn.settings.agent.edit_format)
+    if (verdict := await heed(turn, lambda g: g.at_start(turn))) is not None and verdict.stop is not None:
+        return verdict.stop  # (a verdict here adds to the request: the first round still comes, unless it stops)
     for round_ in range(1, turn.settings.agent.max_rounds + 1):
         turn.round = round_
         if (stop := await one_round(turn, fmt)) is not None:

@@ -1,6 +1,7 @@
 """The guard seam: each small-model guard implements the hook points it needs; the loop asks every guard of
 `registry.GUARDS`, in that order, at each point, and does what their verdicts say (`loop.heed`).
 
+Once, before the turn's first request: `at_start(turn)`: a verdict's nudge goes to the model with the user's request.
 The hook points, in the order a round meets them:
 - `before_request(turn, request)`: the request about to be sent; a guard may change its options;
 - `after_reply(turn, answer)`: the reply as it came, before the server's counts are believed: a verdict drops it
@@ -45,7 +46,7 @@ class Verdict:
     again: bool = True  # False: a remark; the guards after this one at the same point still have their say
     summarize: str = ""  # before the turn stops: one last answer without tools, asked for with this text
     quiet: bool = False  # the nudge is not shown to the user, who saw why (the check's own card)
-    kind: NudgeKind = "guard"  # what the nudge message is (`Message.nudge`): a guard's, or a failed verify command
+    kind: NudgeKind = "guard"  # what the nudge message is (`Message.nudge`): a guard's, a check's output, a trace
 
 
 @dataclass
@@ -71,6 +72,9 @@ class Answer:
 
 class Guard:
     """A small-model guard: the hook points it implements (see the module's docstring); the others do nothing."""
+
+    async def at_start(self, turn: Turn) -> Verdict | None:
+        return None
 
     async def before_request(self, turn: Turn, request: ChatRequest) -> None:
         return None

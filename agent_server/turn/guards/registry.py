@@ -7,6 +7,7 @@ from ..verify import VerifyCommand
 from .answer_checks import AnnouncedStep, CutShort, Deflection, EmptyAnswers, FormatNudge, TaskReminder
 from .dropped_tools import DroppedTools
 from .echoed_instructions import EchoedInstructions
+from .failure_trace import FailureTrace
 from .guard import Guard
 from .insist_on_tool import InsistOnTool
 from .loop_guards import LookedBefore, LoopingStream, RepeatingCalls
@@ -16,6 +17,7 @@ from .unknown_tools import UnknownTools
 from .unlooked_files import UnlookedFiles
 
 GUARDS: list[Guard] = [
+    FailureTrace(),  # at the start: a failing test the request names, traced: its last call and the lines it ran
     Resample(),  # after the calls (first: it never ends a point): a file sent back unchanged, the next request sampled
     InsistOnTool(),  # before the request: a tool call required after a nudge to use one
     DroppedTools(),  # after the reply: the server dropped the tools, switch to prompt tools and ask again

@@ -140,6 +140,7 @@ FEATURES: dict[str, dict[str, Any]] = {
     "files_format": {"agent": {"edit_format": "tools"}},  # tool calls instead of the measured edit format
     "lean_prompt": {"agent": {"lean_prompt": "off"}},  # the full system prompt and tool definitions
     "verify_requested": {"agent": {"verify_requested": False}},  # the test command the request names is not run
+    "trace_failure": {"agent": {"trace_failure": False}},  # the failing test named is not traced before the answer
 }
 # Features that are off by default, switched on (`--on`): the verify loop runs the task's tests when the model is done.
 EXTRAS: dict[str, dict[str, Any]] = {

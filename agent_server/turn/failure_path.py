@@ -1,0 +1,203 @@
+"""The failing test's path through the code: which call of the project's own code it made last before it failed,
+with what arguments, what that call returned or raised, and which of its lines ran.
+
+A bug report that names a failing test (issue 37's repository tasks: "running `pytest t.py::test_x` fails") shows the
+test's assertion, rarely the line at fault; a small model shown the whole function re-typed it with the bug still in
+it. What a developer does next is step through the call: this runs the named test once more with a tracer
+(`pytest_trace/agent_server_trace.py`, a pytest plugin loaded with `-p`) and tells the model the call the test made
+last, `get(ind=[1, 3], seq='ABCDE')` → `('B',)`, and the lines it ran, the skipped ones marked. Only a pytest run that
+names its tests (a node id, a test file, `-k`) is traced: never a whole suite.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import SandboxError
+from ..tools.sandbox import read_regular, resolve
+
+PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_trace"
+PLUGIN = "agent_server_trace"
+MAX_SOURCE = 2_000_000  # bytes of a traced file read to show its lines
+MAX_SHOWN = 60  # lines of the traced function shown (a longer one: those around the lines that ran last)
+MAX_NESTED = 6  # calls the traced call made into the project's code, listed
+MAX_SIGNATURE = 4  # lines of a signature shown whole; a longer one: its first two and its last
+_PYTHON = re.compile(r"python(3(\.\d+)?)?")
+_WRAPPERS = (("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("hatch", "run"))
+_TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+_HEADERS = ("else:", "try:", "finally:")
+
+
+def traced(command: str, out: Path, root: Path, pythonpath: str | None) -> str | None:
+    """`command` with the tracer loaded (its output in `out`); None when it is not a pytest run of named tests."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    runner = words
+    for wrapper in _WRAPPERS:
+        if tuple(words[: len(wrapper)]) == wrapper:
+            runner = words[len(wrapper) :]
+    program = runner[0].rsplit("/", 1)[-1] if runner else ""
+    if program in ("pytest", "py.test"):
+        args = runner[1:]
+    elif _PYTHON.fullmatch(program) and runner[1:3] == ["-m", "pytest"]:
+        args = runner[3:]
+    else:
+        return None
+    if not any("::" in a or _TEST_FILE.search(a.split("::", 1)[0]) or a == "-k" for a in args):
+        return None  # a whole suite, traced, could take many times its own run
+    path = ":".join(p for p in (str(PLUGIN_DIR), pythonpath) if p)
+    env = {"AGENT_SERVER_TRACE_OUT": str(out), "AGENT_SERVER_TRACE_ROOT": str(root), "PYTHONPATH": path}
+    prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    return f"{prefix} {command} -p {PLUGIN}"
+
+
+@dataclass
+class Call:
+    """One recorded call of the project's code."""
+
+    file: str
+    function: str
+    first_line: int
+    args: list[tuple[str, str]] = field(default_factory=list)
+    lines: dict[int, int] = field(default_factory=dict)
+    returned: str | None = None
+    raised: str | None = None
+    raised_at: int | None = None
+    entry: bool = True
+
+    @classmethod
+    def of(cls, raw: dict[str, Any]) -> Call:
+        return cls(
+            file=str(raw["file"]),
+            function=str(raw["function"]),
+            first_line=int(raw["first_line"]),
+            args=[(str(n), str(v)) for n, v in raw.get("args", [])],
+            lines={int(k): int(v) for k, v in raw.get("lines", {}).items()},
+            returned=None if raw.get("returned") is None else str(raw["returned"]),
+            raised=None if raw.get("raised") is None else str(raw["raised"]),
+            raised_at=None if raw.get("raised_at") is None else int(raw["raised_at"]),
+            entry=bool(raw.get("entry", True)),
+        )
+
+    def signature(self) -> str:
+        args = ", ".join(f"{n}={v}" for n, v in self.args if n not in ("self", "cls"))
+        return f"{self.function.rsplit('.', 1)[-1]}({args})"
+
+    def outcome(self) -> str:
+        if self.raised is not None:
+            where = f" at line {self.raised_at}" if self.raised_at else ""
+            return f"raised `{self.raised}`{where}"
+        return f"returned `{self.returned}`"
+
+
+def read_trace(out: Path) -> tuple[str, list[Call]] | None:
+    """The failing test's id and its recorded calls, from the plugin's file; None when nothing usable is there."""
+    try:
+        data = json.loads(read_regular(out, 4_000_000))
+        test = data.get("test")
+        calls = [Call.of(c) for c in data.get("calls", [])]
+    except (OSError, SandboxError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return (str(test), calls) if test and calls else None
+
+
+def render(test: str, calls: list[Call], roots: list[Path]) -> str:
+    """What the model is told: the test's last call into the project's code, its outcome and the lines it ran."""
+    last = max((i for i, c in enumerate(calls) if c.entry), default=None)
+    if last is None:
+        return ""
+    call = calls[last]
+    try:
+        source = read_regular(resolve(roots, call.file), MAX_SOURCE).decode("utf-8", "replace")
+    except (OSError, SandboxError):
+        return ""
+    shown = ran_lines(source, call)
+    if not shown:
+        return ""
+    nested = [c for c in calls[last + 1 :] if not c.entry and not c.function.endswith(">")][-MAX_NESTED:]
+    parts = [
+        f"agent-server ran the failing test `{test}` once more with a tracer. The last call it made into the project's "
+        f"code before it failed was `{call.signature()}` ({call.file}), which {call.outcome()}."
+    ]
+    if nested:
+        listed = "; ".join(f"`{c.signature()}` {c.outcome()}" for c in nested)
+        parts.append(f"Inside it, it called: {listed}.")
+    parts.append(f"The lines of `{call.function}` that this call ran (lines that did not run are marked):")
+    parts.append(f"```python\n{shown}\n```")
+    return "\n".join(parts)
+
+
+def ran_lines(source: str, call: Call) -> str:
+    """The function's lines that ran, its signature first; a run of code lines that did not run becomes one marked
+    comment line (blank lines, comments and the docstring are left out silently)."""
+    rows = source.splitlines()
+    node = _function_at(source, call.first_line)
+    if node is None:
+        return ""
+    start, end = call.first_line, node.end_lineno or node.lineno
+    body_start = node.body[0].lineno
+    quiet = _docstring_lines(node)
+    header = list(range(start, body_start))
+    shown = set(header if len(header) <= MAX_SIGNATURE else [*header[:2], header[-1]])
+    quiet |= set(header)  # a long signature's middle is left out without a mark
+    for stmt in ast.walk(node):
+        if not isinstance(stmt, ast.stmt | ast.excepthandler) or stmt is node or stmt.lineno not in call.lines:
+            continue
+        inner = [getattr(stmt, f) for f in ("body", "orelse", "finalbody", "handlers") if getattr(stmt, f, None)]
+        first_inner = min((block[0].lineno for block in inner), default=None)
+        stop = first_inner - 1 if first_inner else (stmt.end_lineno or stmt.lineno)
+        shown.update(range(stmt.lineno, max(stmt.lineno, stop) + 1))
+    for number in range(start, end + 1):  # `else:` / `try:` above a line that ran
+        text = rows[number - 1].strip() if number <= len(rows) else ""
+        if text in _HEADERS and number + 1 in shown:
+            shown.add(number)
+    out: list[str] = []
+    gap: list[int] = []
+    for number in range(start, min(end, len(rows)) + 1):
+        text = rows[number - 1]
+        if number in shown:
+            if gap:
+                span = f"line {gap[0]}" if len(gap) == 1 else f"lines {gap[0]}-{gap[-1]}"
+                out.append(f"{_indent(text)}# ... {span}: did not run")
+                gap = []
+            out.append(text)
+        elif text.strip() and not text.strip().startswith("#") and number not in quiet:
+            gap.append(number)
+    if gap:
+        span = f"line {gap[0]}" if len(gap) == 1 else f"lines {gap[0]}-{gap[-1]}"
+        out.append(f"{_indent(rows[gap[0] - 1])}# ... {span}: did not run")
+    if len(out) > MAX_SHOWN:
+        out = [*out[:8], "    # ...", *out[-(MAX_SHOWN - 9) :]]
+    return "\n".join(out)
+
+
+def _indent(text: str) -> str:
+    return text[: len(text) - len(text.lstrip())]
+
+
+def _function_at(source: str, first_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            if first_line in (first, node.lineno):
+                return node
+    return None
+
+
+def _docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    head = node.body[0]
+    if isinstance(head, ast.Expr) and isinstance(head.value, ast.Constant) and isinstance(head.value.value, str):
+        return set(range(head.lineno, (head.end_lineno or head.lineno) + 1))
+    return set()

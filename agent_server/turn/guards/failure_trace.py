@@ -1,0 +1,48 @@
+"""Before the first answer to "running `pytest t.py::test_x` fails": the failing test's path through the project's
+code, traced (`failure_path.py`), goes to the model with the request (`agent.trace_failure`)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..checks import run_check
+from ..edit_formats.registry import of
+from ..failure_path import read_trace, render, traced
+from ..requested_check import named_check
+from .guard import Guard, Verdict
+
+if TYPE_CHECKING:
+    from ..turn import Turn
+
+
+class FailureTrace(Guard):
+    async def at_start(self, turn: Turn) -> Verdict | None:
+        if not turn.settings.agent.trace_failure:
+            return None
+        request = next((m for m in reversed(turn.session.history) if m.typed_by_user), None)
+        command = named_check(request.as_typed) if request is not None else None
+        if not command:
+            return None
+        folder = Path(tempfile.mkdtemp(prefix="agent-server-trace-"))  # outside the workspace: nothing left in it
+        try:
+            out = folder / "trace.json"
+            run = traced(command, out, turn.session.cwd, os.environ.get("PYTHONPATH"))
+            if run is None or (await run_check(turn, run, "trace")).exit_code in (0, None):
+                return None  # not a pytest run of named tests, declined, or the test passes now
+            text = await asyncio.to_thread(_told, out, turn.session.roots)
+        finally:
+            await asyncio.to_thread(shutil.rmtree, folder, True)
+        if not text:
+            return None
+        how = of(turn.settings.agent.edit_format).answer_nudge
+        return Verdict(nudge=f"{text}\n{how}".strip(), quiet=True, kind="trace")
+
+
+def _told(out: Path, roots: list[Path]) -> str:
+    found = read_trace(out)
+    return render(*found, roots) if found is not None else ""
