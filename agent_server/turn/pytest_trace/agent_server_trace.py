@@ -1,11 +1,12 @@
 """A pytest plugin that records what the first failing test ran in the workspace's own code (`-p agent_server_trace`).
 
 Loaded into the user's test run by `failure_path.py` (this folder on PYTHONPATH, the output file in
-AGENT_SERVER_TRACE_OUT, the workspace in AGENT_SERVER_TRACE_ROOT). While a test's body runs, every call into a
-non-test Python file under the workspace is recorded: the function, its arguments and what it returned or raised
-(`reprlib`, short), and the lines it ran with their counts. For the first failing test, its last call into that code
-and the calls that call made (the last MAX_CALLS) are written as JSON when the session ends. Standalone (the standard library only): it runs inside
-the workspace's interpreter, not agent-server's, and must import nowhere else.
+AGENT_SERVER_TRACE_OUT, the workspace in AGENT_SERVER_TRACE_ROOT). While a test's body runs, every call the test makes
+into a non-test Python file under the workspace is recorded, and the calls that call makes in turn: the function, its
+arguments and what it returned or raised (`reprlib`, short), and the lines it ran with their counts. For the first
+failing test, its last such call and the calls it made (the last MAX_CALLS) are written as JSON when the session
+ends. Standalone (the standard library and pytest only): it runs inside the workspace's interpreter, not
+agent-server's, and must import nothing else.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ from typing import Any
 import pytest
 
 MAX_CALLS = 40  # calls kept that the test's last call made in turn (the newest ones: the failure is at the end)
+MAX_GROUPS = 20  # the test's own calls kept (the newest)
 MAX_DEPTH = 64  # nested workspace calls below an entry call that are recorded
+# What an assertion calls to compare and show values (`assert boxed(x) == Box(y)`): not the call that went wrong.
+COMPARING = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__repr__", "__str__", "__hash__"}
 SKIP_PARTS = ("/site-packages/", "/dist-packages/", "/.venv/", "/venv/", "/.tox/", "/.nox/", "/node_modules/")
 
 _repr = reprlib.Repr()
@@ -59,8 +63,8 @@ class Recorder:
 
     def __init__(self, root: str) -> None:
         self.root = root.rstrip("/") + "/"
-        self.entry: dict[str, Any] | None = None  # the test's newest call into the project's code
-        self.nested: deque[dict[str, Any]] = deque(maxlen=MAX_CALLS)  # the newest calls it made in turn
+        # The test's calls into the project's code (the newest MAX_GROUPS), each with the newest calls it made in turn.
+        self.groups: deque[tuple[dict[str, Any], deque[dict[str, Any]]]] = deque(maxlen=MAX_GROUPS)
         self._mine: dict[str, str | None] = {}  # co_filename -> workspace-relative path, or None (not recorded)
         self._open: dict[int, dict[str, Any]] = {}  # id(frame) -> its call record
         self._depth = 0
@@ -69,16 +73,25 @@ class Recorder:
         if filename not in self._mine:
             path = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
             rel = path[len(self.root) :] if path.startswith(self.root) else None
-            if rel is not None and (
-                is_test_file(rel) or not rel.endswith(".py") or any(p in f"/{rel}" for p in SKIP_PARTS)
-            ):
+            if rel is not None and (is_test_file(rel) or not rel.endswith(".py") or _skipped(rel)):
                 rel = None
             self._mine[filename] = rel
         return self._mine[filename]
 
-    def is_test(self, filename: str) -> bool:
+    def test_file(self, filename: str) -> str | None:
+        """`filename` relative to the workspace when it is a test file there, else None."""
         path = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
-        return path.startswith(self.root) and is_test_file(path[len(self.root) :])
+        rel = path[len(self.root) :] if path.startswith(self.root) else ""
+        return rel if rel and is_test_file(rel) else None
+
+    def chosen(self, failed_at: tuple[str, int] | None) -> list[dict[str, Any]]:
+        """The call that went wrong, then the calls it made: the first the test made on the line that failed
+        (`assert get(x) == Box(y)`: `get`, not `Box`), else the last it made before it failed."""
+        if not self.groups:
+            return []
+        on_line = [g for g in self.groups if failed_at is not None and g[0].get("called_from") == list(failed_at)]
+        entry, nested = on_line[0] if on_line else self.groups[-1]
+        return [entry, *nested]
 
     def on_call(self, frame: FrameType, event: str, arg: object) -> Any:
         if event != "call":
@@ -90,8 +103,9 @@ class Recorder:
         caller = frame.f_back
         nested = caller is not None and id(caller) in self._open
         # An entry call is the test's own: a call from pytest's internals (the assertion's repr of a value) is not.
-        entry = not nested and caller is not None and self.is_test(caller.f_code.co_filename)
-        if not nested and not entry:
+        test = None if nested or caller is None else self.test_file(caller.f_code.co_filename)
+        entry = test is not None
+        if not (nested or entry) or (entry and code.co_name in COMPARING):
             return None
         count = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4) + bool(code.co_flags & 8)
         names = code.co_varnames[:count]
@@ -106,11 +120,11 @@ class Recorder:
             "entry": entry,
             "depth": self._depth,
         }
-        if entry:
-            self.entry = record
-            self.nested.clear()
-        else:
-            self.nested.append(record)
+        if caller is not None and test is not None:
+            record["called_from"] = [test, caller.f_lineno]
+            self.groups.append((record, deque(maxlen=MAX_CALLS)))
+        elif self.groups:
+            self.groups[-1][1].append(record)
         self._open[id(frame)] = record
         self._depth += 1
         return self._local(record)
@@ -159,8 +173,13 @@ class TracePlugin:
         recorder = self._recorder
         if call.when != "call" or recorder is None or self.failed is not None or call.excinfo is None:
             return
-        calls = [recorder.entry, *recorder.nested] if recorder.entry is not None else []
-        self.failed = {"test": item.nodeid, "calls": calls}
+        failed_at = None
+        tb = call.excinfo.tb
+        while tb is not None:  # the test's own line the failure went through last (its assert)
+            test = recorder.test_file(tb.tb_frame.f_code.co_filename)
+            failed_at = (test, tb.tb_lineno) if test is not None else failed_at
+            tb = tb.tb_next
+        self.failed = {"test": item.nodeid, "calls": recorder.chosen(failed_at)}
 
     def pytest_sessionfinish(self, session: Any) -> None:
         with open(self.out, "w", encoding="utf-8") as f:

@@ -1,0 +1,181 @@
+"""The failing test's path (turn/failure_path.py, the pytest plugin in turn/pytest_trace/, the FailureTrace guard):
+before the first answer to "running `pytest t.py::test_x` fails", the test runs once more with a tracer, for real,
+and the model is told the test's last call into the project's code, what it returned or raised, and which lines ran.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_server.llm.scripted import ScriptedProvider
+from agent_server.turn.failure_path import read_trace, render, traced
+from tests.turn.inprocess import RecordingClient, run, scripted_service
+
+MOD = '''class Box:
+    def __init__(self, items):
+        self.items = items
+
+    def __repr__(self):
+        return f"Box({self.items!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Box) and self.items == other.items
+
+
+def get(ind, seq):
+    """Items of seq by index; a list of indexes gives a tuple."""
+    try:
+        return seq[ind]
+    except TypeError:  # ind may be a list
+        if len(ind) > 2:
+            return tuple(seq[i] for i in ind)
+        elif ind:
+            return (seq[ind[0]],)
+        return ()
+
+
+def half(n):
+    if n < 0:
+        raise ValueError("negative")
+    return n // 2
+
+
+def boxed(items):
+    return Box(list(items)[:-1])
+
+
+def todo(x):
+    """Not written yet."""
+    raise NotImplementedError
+'''
+TESTS = """from pkg.mod import Box, boxed, get, half, todo
+
+
+def test_fine():
+    assert get(0, 'AB') == 'A'
+
+
+def test_get():
+    assert get(0, 'AB') == 'A'
+    assert get([1, 3], 'ABCDE') == ('B', 'D')
+
+
+def test_half():
+    assert half(-4) == -2
+
+
+def test_boxed():
+    assert boxed([1, 2]) == Box([1, 2])
+
+
+def test_todo():
+    assert todo(1) == 2
+"""
+PYTHON = sys.executable  # an interpreter with pytest (`python -m pytest`: its name is what a request names)
+
+
+def project(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "tests").mkdir()
+    (ws / "pkg" / "__init__.py").write_text("")
+    (ws / "pkg" / "mod.py").write_text(MOD)
+    (ws / "tests" / "test_mod.py").write_text(TESTS)
+    return ws
+
+
+def trace(ws: Path, test: str) -> str:
+    """The message for `test`, traced by a real pytest run (as the guard runs it, without the card)."""
+    out = ws.parent / "trace.json"
+    command = traced(f"{PYTHON} -m pytest -q {test}", out, ws, os.environ.get("PYTHONPATH"))
+    assert command is not None
+    subprocess.run(command, shell=True, cwd=ws, capture_output=True, timeout=120, check=False)
+    found = read_trace(out)
+    return render(*found, [ws]) if found is not None else ""
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pytest -q tests/test_x.py::test_y",
+        "python -m pytest tests/test_x.py",
+        "uv run pytest -k parse",
+        "python3 -m pytest -x pkg/foo_test.py",
+    ],
+)
+def test_a_pytest_run_of_named_tests_is_traced(command: str, tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    run = traced(command, out, tmp_path, "/lib")
+    assert run is not None and run.endswith(f"{command} -p agent_server_trace")
+    assert f"AGENT_SERVER_TRACE_OUT={out}" in run and ":/lib " in run  # the user's PYTHONPATH is kept
+
+
+@pytest.mark.parametrize("command", ["pytest -q", "python -m pytest", "npm test", "python -m unittest t.py", "tox"])
+def test_a_whole_suite_or_another_runner_is_not_traced(command: str, tmp_path: Path) -> None:
+    assert traced(command, tmp_path / "t.json", tmp_path, None) is None
+
+
+def test_the_last_call_its_outcome_and_the_lines_that_ran(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    told = trace(ws, "tests/test_mod.py::test_get")
+    # the last call the test made (not the first, which passed), with its arguments and its wrong result
+    assert "`get(ind=[1, 3], seq='ABCDE')` (pkg/mod.py), which returned `('B',)`" in told
+    code = told.split("```python\n", 1)[1]
+    assert code.startswith("def get(ind, seq):\n    try:\n        return seq[ind]\n    except TypeError:")
+    # the branch not taken is marked, the one taken shown; the docstring is left out
+    assert "        if len(ind) > 2:\n        # ... line 18: did not run\n        elif ind:\n" in code
+    assert "return (seq[ind[0]],)" in code and "Items of seq" not in code and "return ()" not in code
+
+
+def test_a_raised_error_is_named_with_its_line(tmp_path: Path) -> None:
+    told = trace(project(tmp_path), "tests/test_mod.py::test_half")
+    assert "`half(n=-4)` (pkg/mod.py), which raised `ValueError: 'negative'` at line 26" in told
+    assert "# ... line 27: did not run" in told
+
+
+def test_the_assertion_message_s_own_calls_are_not_the_test_s(tmp_path: Path) -> None:
+    # pytest calls Box.__repr__ to explain the failed comparison: that is not the call the test made
+    told = trace(project(tmp_path), "tests/test_mod.py::test_boxed")
+    assert "was `boxed(items=[1, 2])`" in told and "returned `Box([1])`" in told and "__repr__" not in told
+
+
+def test_a_stub_or_a_passing_test_tells_nothing(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    assert trace(ws, "tests/test_mod.py::test_todo") == ""  # nothing written yet: no path to follow
+    assert trace(ws, "tests/test_mod.py::test_fine") == ""
+
+
+async def test_the_model_is_told_the_path_before_its_first_answer(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    check = f"{PYTHON} -m pytest -q tests/test_mod.py::test_get"
+    fixed = MOD.replace("len(ind) > 2", "len(ind) > 1")
+    provider = ScriptedProvider(f"pkg/mod.py\n```python\n{fixed}```\n")
+    client = RecordingClient()
+    async with scripted_service(ws, provider, client, agent={"edit_format": "files"}) as service:
+        assert await run(service, client, ws, f"Running `{check}` fails. Fix the bug.") == "end_turn"
+    first = provider.requests[0].messages
+    assert first[-2].content.startswith("Running `") and "pkg/mod.py" in first[-2].content  # the request, its files
+    told = first[-1].content  # then the path, and how to answer
+    assert "which returned `('B',)`" in told and "# ... line 18: did not run" in told
+    assert told.rstrip().endswith("search/replace blocks).")
+    # the traced run asked first, as any command, and showed its card; the check ran again after the fix and passed
+    asked = [a.raw_input["command"] for a in client.asked if isinstance(a.raw_input, dict) and "command" in a.raw_input]
+    assert len(asked) == 2 and asked[0].endswith(f"{check} -p agent_server_trace") and asked[1] == check
+    assert "len(ind) > 1" in (ws / "pkg" / "mod.py").read_text() and len(provider.requests) == 1
+    assert not list(ws.glob("**/trace.json")) and not (ws / "agent-server-trace").exists()  # nothing left behind
+
+
+async def test_off_or_declined_nothing_is_told(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    request = f"Running `{PYTHON} -m pytest -q tests/test_mod.py::test_get` fails. Fix the bug."
+    for agent, answer in (({"trace_failure": False}, "allow_once"), ({}, "reject_once")):
+        provider = ScriptedProvider("I looked.")
+        client = RecordingClient(answer)
+        async with scripted_service(ws, provider, client, agent={"edit_format": "files", **agent}) as service:
+            await run(service, client, ws, request)
+        assert "tracer" not in provider.requests[0].messages[-1].content
