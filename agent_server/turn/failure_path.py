@@ -109,19 +109,27 @@ def read_trace(out: Path) -> tuple[str, list[Call]] | None:
     return (str(test), calls) if test and calls else None
 
 
-def render(test: str, calls: list[Call], roots: list[Path]) -> str:
+@dataclass
+class Told:
+    """What the model is told of the failing test's path, and the file that path went wrong in."""
+
+    text: str
+    path: str
+
+
+def render(test: str, calls: list[Call], roots: list[Path]) -> Told | None:
     """What the model is told: the test's last call into the project's code, its outcome and the lines it ran."""
     last = max((i for i, c in enumerate(calls) if c.entry), default=None)
     if last is None:
-        return ""
+        return None
     call = calls[last]
     try:
         source = read_regular(resolve(roots, call.file), MAX_SOURCE).decode("utf-8", "replace")
     except (OSError, SandboxError):
-        return ""
+        return None
     shown = ran_lines(source, call)
     if not shown:
-        return ""
+        return None
     nested = [c for c in calls[last + 1 :] if not c.entry and not c.function.endswith(">")][-MAX_NESTED:]
     parts = [
         f"agent-server ran the failing test `{test}` once more with a tracer. The last call it made into the project's "
@@ -132,7 +140,7 @@ def render(test: str, calls: list[Call], roots: list[Path]) -> str:
         parts.append(f"Inside it, it called: {listed}.")
     parts.append(f"The lines of `{call.function}` that this call ran (lines that did not run are marked):")
     parts.append(f"```python\n{shown}\n```")
-    return "\n".join(parts)
+    return Told("\n".join(parts), call.file)
 
 
 def ran_lines(source: str, call: Call) -> str:

@@ -38,6 +38,16 @@ FILES_NUDGE = (
     "Answer with the change: the file's path on its own line, then its whole new content in one fenced code block "
     "(or, for a long file, search/replace blocks)."
 )
+# How to ask for the small change a traced failure points at (turn/failure_path.py), per edit format: {path}.
+FILES_FIX = (
+    "Find the line that makes this call go wrong and answer with a search/replace block that changes it, after the "
+    "file's path:\n{path}\n<<<<<<< SEARCH\n(the wrong line, copied exactly as it is now)\n=======\n(the line as it "
+    "should be)\n>>>>>>> REPLACE"
+)
+TOOLS_FIX = (
+    "Find the line that makes this call go wrong and change it with edit_file on {path} (old_text: the wrong line, "
+    "copied exactly; new_text: the line as it should be)."
+)
 # What a request in the files format asks for, by the files shown (context_sources/files_prompt.py fills them in).
 FILES_WHOLE_ONE = "Reply with the whole new content of {path} in one fenced code block, after its path."
 FILES_WHOLE_MANY = "Reply with the whole new content of each file you change in one fenced code block, after its path."

@@ -96,7 +96,8 @@ def trace(ws: Path, test: str) -> str:
     assert command is not None
     subprocess.run(command, shell=True, cwd=ws, capture_output=True, timeout=120, check=False)
     found = read_trace(out)
-    return render(*found, [ws]) if found is not None else ""
+    told = render(*found, [ws]) if found is not None else None
+    return told.text if told is not None else ""
 
 
 @pytest.mark.parametrize(
@@ -162,7 +163,12 @@ async def test_the_model_is_told_the_path_before_its_first_answer(tmp_path: Path
     assert first[-2].content.startswith("Running `") and "pkg/mod.py" in first[-2].content  # the request, its files
     told = first[-1].content  # then the path, and how to answer
     assert "which returned `('B',)`" in told and "# ... line 18: did not run" in told
-    assert told.rstrip().endswith("search/replace blocks).")
+    # last, how to answer: a search/replace block of that file (the files format)
+    assert told.endswith(
+        "answer with a search/replace block that changes it, after the file's path:\npkg/mod.py\n"
+        "<<<<<<< SEARCH\n(the wrong line, copied exactly as it is now)\n=======\n"
+        "(the line as it should be)\n>>>>>>> REPLACE"
+    )
     # the traced run asked first, as any command, and showed its card; the check ran again after the fix and passed
     asked = [a.raw_input["command"] for a in client.asked if isinstance(a.raw_input, dict) and "command" in a.raw_input]
     assert len(asked) == 2 and asked[0].endswith(f"{check} -p agent_server_trace") and asked[1] == check
@@ -179,3 +185,17 @@ async def test_off_or_declined_nothing_is_told(tmp_path: Path) -> None:
         async with scripted_service(ws, provider, client, agent={"edit_format": "files", **agent}) as service:
             await run(service, client, ws, request)
         assert "tracer" not in provider.requests[0].messages[-1].content
+
+
+async def test_with_tool_calls_the_ask_is_an_edit_file_call(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    provider = ScriptedProvider(*["The bug is in get."] * 4)  # (the guards after it ask again: answered alike)
+    client = RecordingClient()
+    async with scripted_service(ws, provider, client, agent={"edit_format": "tools"}) as service:
+        await run(service, client, ws, f"`{PYTHON} -m pytest -q tests/test_mod.py::test_get` fails: fix it.")
+    told = provider.requests[0].messages[-1].content
+    assert "which returned `('B',)`" in told and told.endswith(
+        "change it with edit_file on pkg/mod.py (old_text: "
+        "the wrong line, copied exactly; new_text: the line "
+        "as it should be)."
+    )

@@ -103,6 +103,7 @@ class OneShot:
     instructions = "\nONE-SHOT: make every change in one answer of tool calls."
     call_noun = "tool calls"
     answer_nudge = ""
+    fix_ask = ""
 
     def replay(self, messages: list[Message]) -> list[Message]:
         return messages

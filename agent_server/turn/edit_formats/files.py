@@ -24,6 +24,7 @@ class FilesFormat:
     instructions = prompts.FILES_FORMAT
     call_noun = "edit blocks"
     answer_nudge = prompts.FILES_NUDGE
+    fix_ask = prompts.FILES_FIX
 
     def replay(self, messages: list[Message]) -> list[Message]:
         return as_files_chat(messages)

@@ -31,6 +31,7 @@ class EditFormat(Protocol):
     instructions: str  # appended to the system prompt (the same bytes for every request of a session)
     call_noun: str  # what an answer's calls are called in the notes to the model ("tool calls")
     answer_nudge: str  # told once per turn to a tool-free answer that deflects or stops short ("": none)
+    fix_ask: str  # how to ask for a small change in one file, `{path}` (after a traced failure; "": none)
 
     def replay(self, messages: list[Message]) -> list[Message]:
         """The conversation as this format sends it back to the model (native tool calls in a prompt-tools mode are

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ...messages import Message
 from ...tools.base import ToolResult
+from .. import prompts
 from .format import AfterCalls
 
 if TYPE_CHECKING:
@@ -20,6 +21,7 @@ class ToolsFormat:
     instructions = ""
     call_noun = "tool calls"
     answer_nudge = ""
+    fix_ask = prompts.TOOLS_FIX
 
     def replay(self, messages: list[Message]) -> list[Message]:
         return messages

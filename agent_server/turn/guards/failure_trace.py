@@ -14,7 +14,7 @@ from ...context import request_kind
 from ...messages import Message
 from ..checks import run_check
 from ..edit_formats.registry import of
-from ..failure_path import read_trace, render, traced
+from ..failure_path import Told, read_trace, render, traced
 from ..requested_check import named_check, requested_check
 from .guard import Guard, Verdict
 
@@ -35,13 +35,15 @@ class FailureTrace(Guard):
             run = traced(command, out, turn.session.cwd, os.environ.get("PYTHONPATH"))
             if run is None or (await run_check(turn, run, "trace")).exit_code in (0, None):
                 return None  # not a pytest run of named tests, declined, or the test passes now
-            text = await asyncio.to_thread(_told, out, turn.session.roots)
+            told = await asyncio.to_thread(_told, out, turn.session.roots)
         finally:
             await asyncio.to_thread(shutil.rmtree, folder, True)
-        if not text:
+        if told is None:
             return None
-        how = of(turn.settings.agent.edit_format).answer_nudge
-        return Verdict(nudge=f"{text}\n{how}".strip(), quiet=True, kind="trace")
+        # Last, how to answer: a small change of that file in the turn's format. Told to answer "with the change: the
+        # file's path, then its whole content or search/replace blocks", the 1.5B wrote the path alone, twice.
+        how = of(turn.settings.agent.edit_format).fix_ask.format(path=told.path)
+        return Verdict(nudge=f"{told.text}\n{how}".strip(), quiet=True, kind="trace")
 
 
 def _named(history: list[Message]) -> str | None:
@@ -55,6 +57,6 @@ def _named(history: list[Message]) -> str | None:
     return requested_check(history) if request_kind.wants_edit(request.as_typed) else None
 
 
-def _told(out: Path, roots: list[Path]) -> str:
+def _told(out: Path, roots: list[Path]) -> Told | None:
     found = read_trace(out)
-    return render(*found, roots) if found is not None else ""
+    return render(*found, roots) if found is not None else None
