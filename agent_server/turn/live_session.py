@@ -41,6 +41,7 @@ class Session:
     shown_files: list[Shown] = field(default_factory=list)  # files shown in the prompt (edit_format "files")
     files_edit: bool = True  # "files" format: this turn asks for a change (else a question: no file blocks read)
     files_remove: bool = False  # "files" format: the request asks to remove something (a shorter file is no excerpt)
+    named_check: str | None = None  # the test command the user's requests named last (outlives their compaction)
     # "Allow for this session" answers: they end with the session (in this process), unlike "always".
     approvals: InMemoryDecisionStore = field(default_factory=InMemoryDecisionStore)
     prefix: PrefixChoice | None = None

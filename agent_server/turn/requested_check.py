@@ -16,6 +16,7 @@ import shlex
 from collections.abc import Iterable
 
 from ..messages import Message
+from .live_session import Session
 
 _SPAN = re.compile(r"`([^`\n]{2,300})`")
 _SHELL = re.compile(r"[;&|<>$`(){}\\\n]")
@@ -57,6 +58,14 @@ def requested_check(history: Iterable[Message]) -> str | None:
         if message.typed_by_user and (command := named_check(message.as_typed)):
             return command
     return None
+
+
+def session_check(session: Session) -> str | None:
+    """`requested_check` of the session's history, remembered on the session: once compaction has folded the request
+    that named it into a summary, a follow-up ("the tests still fail") still has it."""
+    if found := requested_check(session.history):
+        session.named_check = found
+    return session.named_check
 
 
 def is_test_command(command: str) -> bool:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .checks import run_check
 from .edit_formats.registry import of
 from .guards.guard import Guard, Verdict
-from .requested_check import requested_check
+from .requested_check import session_check
 
 if TYPE_CHECKING:
     from .turn import Turn
@@ -50,7 +50,7 @@ def check_command(turn: Turn) -> str:
     cfg = turn.settings.agent
     if command := (cfg.verify_command or "").strip():
         return command
-    return (requested_check(turn.session.history) or "") if cfg.verify_requested else ""
+    return (session_check(turn.session) or "") if cfg.verify_requested else ""
 
 
 class VerifyCommand(Guard):

@@ -12,7 +12,8 @@ from agent_server import acp
 from agent_server.llm.scripted import ScriptedProvider
 from agent_server.messages import Message
 from agent_server.turn import prompts
-from agent_server.turn.requested_check import named_check, requested_check
+from agent_server.turn.live_session import Session
+from agent_server.turn.requested_check import named_check, requested_check, session_check
 from tests.turn.inprocess import RecordingClient, run, scripted_service
 
 TEST = "import unittest\nfrom calc import double\n\n\nclass T(unittest.TestCase):\n    def test_double(self):\n" \
@@ -69,6 +70,19 @@ def test_a_follow_up_keeps_the_check_named_before_and_nudges_are_not_the_user() 
         Message(role="user", content="Still failing, try again."),
     ]
     assert requested_check(history) == CHECK
+
+
+def test_the_check_outlives_the_compaction_of_the_request_that_named_it(tmp_path: Path) -> None:
+    session = Session(id="s", cwd=tmp_path, roots=[tmp_path], history=[Message(role="user", content=REQUEST)])
+    assert session_check(session) == CHECK
+    # compaction folded the request into a summary; the follow-up names no command
+    session.history = [
+        Message(role="system", content="Summary: the user asked for double()", summary=True),
+        Message(role="user", content="The tests failed. Fix the code so that the tests pass."),
+    ]
+    assert requested_check(session.history) is None and session_check(session) == CHECK
+    session.history.append(Message(role="user", content="Now make `pytest -q other_test.py` pass."))
+    assert session_check(session) == "pytest -q other_test.py"  # a newer one named replaces it
 
 
 def commands(client: RecordingClient) -> list[object]:

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...context import request_kind
-from ...messages import Message
 from ..checks import run_check
 from ..edit_formats.registry import of
 from ..failure_path import Told, read_trace, render, traced
-from ..requested_check import named_check, requested_check
+from ..live_session import Session
+from ..requested_check import named_check, session_check
 from .guard import Guard, Verdict
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ class FailureTrace(Guard):
     async def at_start(self, turn: Turn) -> Verdict | None:
         if not turn.settings.agent.trace_failure:
             return None
-        command = _named(turn.session.history)
+        command = _named(turn.session)
         if not command:
             return None
         folder = Path(tempfile.mkdtemp(prefix="agent-server-trace-"))  # outside the workspace: nothing left in it
@@ -46,15 +46,17 @@ class FailureTrace(Guard):
         return Verdict(nudge=f"{told.text}\n{how}".strip(), quiet=True, kind="trace")
 
 
-def _named(history: list[Message]) -> str | None:
+def _named(session: Session) -> str | None:
     """The test the newest request names, or, for a follow-up that asks for a change ("still failing, fix it"), the
-    one named before; a question or a chat in between runs nothing."""
-    request = next((m for m in reversed(history) if m.typed_by_user), None)
+    one named before (also once compaction folded that request away); a question or a chat in between runs
+    nothing."""
+    request = next((m for m in reversed(session.history) if m.typed_by_user), None)
     if request is None:
         return None
     if command := named_check(request.as_typed):
+        session.named_check = command
         return command
-    return requested_check(history) if request_kind.wants_edit(request.as_typed) else None
+    return session_check(session) if request_kind.wants_edit(request.as_typed) else None
 
 
 def _told(out: Path, roots: list[Path]) -> Told | None:

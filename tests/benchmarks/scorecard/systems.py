@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import subprocess
 import time
@@ -183,6 +184,7 @@ class AgentServerSystem:
         self._service: AgentService | None = None
         self._session = ""
         self._client = HeadlessClient()
+        self._saved_env: dict[str, str | None] = {}
 
     def edit_format(self) -> EditFormat | None:
         """The format this system edits with, when edit format is all that sets it apart from agent-server as
@@ -211,6 +213,10 @@ class AgentServerSystem:
 
     async def first(self, task: Task, ws: Path) -> Attempt:
         await self.close()
+        # The task's environment for the commands agent-server runs (a src-layout library's PYTHONPATH), as the
+        # peers get it in theirs and a user has it in their shell; put back when the task is done.
+        self._saved_env = {k: os.environ.get(k) for k in task.env}
+        os.environ.update(task.env)
         self._service = AgentService(self._settings(ws), [ws], self._client)
         if "index" in self.features_on:
             await self._build_index()
@@ -262,6 +268,12 @@ class AgentServerSystem:
         if self._service is not None:
             await self._service.aclose()
             self._service = None
+        for key, value in self._saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        self._saved_env = {}
 
 
 def count_history(messages: list[Message], attempt: Attempt) -> None:
