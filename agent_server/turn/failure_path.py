@@ -27,11 +27,12 @@ PLUGIN = "agent_server_trace"
 MAX_SOURCE = 2_000_000  # bytes of a traced file read to show its lines
 MAX_SHOWN = 60  # lines of the traced function shown (a longer one: those around the lines that ran last)
 MAX_NESTED = 6  # calls the traced call made into the project's code, listed
-MAX_SIGNATURE = 4  # lines of a signature shown whole; a longer one: its first two and its last
+MAX_STEPS = 16  # decisions told (a longer path: its last ones, where it went wrong)
+MAX_LINE = 100  # characters of a line quoted
+MAX_ARGS = 300  # characters of a call's arguments quoted
 _PYTHON = re.compile(r"python(3(\.\d+)?)?")
 _WRAPPERS = (("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("hatch", "run"))
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
-_HEADERS = ("else:", "try:", "finally:")
 
 
 def traced(command: str, out: Path, root: Path, pythonpath: str | None) -> str | None:
@@ -71,6 +72,7 @@ class Call:
     returned: str | None = None
     raised: str | None = None
     raised_at: int | None = None
+    returned_at: int | None = None
     entry: bool = True
 
     @classmethod
@@ -84,11 +86,13 @@ class Call:
             returned=None if raw.get("returned") is None else str(raw["returned"]),
             raised=None if raw.get("raised") is None else str(raw["raised"]),
             raised_at=None if raw.get("raised_at") is None else int(raw["raised_at"]),
+            returned_at=None if raw.get("returned_at") is None else int(raw["returned_at"]),
             entry=bool(raw.get("entry", True)),
         )
 
     def signature(self) -> str:
         args = ", ".join(f"{n}={v}" for n, v in self.args if n not in ("self", "cls"))
+        args = args if len(args) <= MAX_ARGS else args[: MAX_ARGS - 5] + ", ..."
         return f"{self.function.rsplit('.', 1)[-1]}({args})"
 
     def outcome(self) -> str:
@@ -118,7 +122,7 @@ class Told:
 
 
 def render(test: str, calls: list[Call], roots: list[Path]) -> Told | None:
-    """What the model is told: the test's last call into the project's code, its outcome and the lines it ran."""
+    """What the model is told: the test's call that went wrong, its outcome, the calls it made and the path it took."""
     last = max((i for i, c in enumerate(calls) if c.entry), default=None)
     if last is None:
         return None
@@ -127,68 +131,76 @@ def render(test: str, calls: list[Call], roots: list[Path]) -> Told | None:
         source = read_regular(resolve(roots, call.file), MAX_SOURCE).decode("utf-8", "replace")
     except (OSError, SandboxError):
         return None
-    shown = ran_lines(source, call)
-    if not shown:
+    steps = path_steps(source, call)
+    if not steps:
         return None
     nested = [c for c in calls[last + 1 :] if not c.entry and not c.function.endswith(">")][-MAX_NESTED:]
     parts = [
-        f"agent-server ran the failing test `{test}` once more with a tracer. The last call it made into the project's "
-        f"code before it failed was `{call.signature()}` ({call.file}), which {call.outcome()}."
+        f"agent-server ran the failing test `{test}` once more with a tracer. The call it made into the project's code "
+        f"that went wrong: `{call.signature()}` ({call.file}) {call.outcome()}."
     ]
     if nested:
         listed = "; ".join(f"`{c.signature()}` {c.outcome()}" for c in nested)
         parts.append(f"Inside it, it called: {listed}.")
-    parts.append(f"The lines of `{call.function}` that this call ran (lines that did not run are marked):")
-    parts.append(f"```python\n{shown}\n```")
+    name = call.function.rsplit(".", 1)[-1]
+    parts.append(f"The path this call took through `{name}`, line by line:")
+    parts += [f"- {step}" for step in steps]
     return Told("\n".join(parts), call.file)
 
 
-def ran_lines(source: str, call: Call) -> str:
-    """The function's lines that ran, its signature first; a run of code lines that did not run becomes one marked
-    comment line (blank lines, comments and the docstring are left out silently)."""
-    rows = source.splitlines()
+def path_steps(source: str, call: Call) -> list[str]:
+    """The decisions the call took, in line order: each condition that was tested and how it came out, the loops
+    and how often they ran, the exceptions caught, and where it returned or raised. Told as lines of text, not as a
+    block of code: a small model shown the lines that ran as code copied that block back as its answer (the 1.5B,
+    tune split, boltons-ellipsize)."""
     node = _function_at(source, call.first_line)
     if node is None or _is_stub(node):
-        return ""  # a stub's path says nothing: there is no code yet to find a bug in
-    start, end = call.first_line, node.end_lineno or node.lineno
-    body_start = node.body[0].lineno
-    quiet = _docstring_lines(node)
-    header = list(range(start, body_start))
-    shown = set(header if len(header) <= MAX_SIGNATURE else [*header[:2], header[-1]])
-    quiet |= set(header)  # a long signature's middle is left out without a mark
+        return []  # a stub's path says nothing: there is no code yet to find a bug in
+    rows = source.splitlines()
+    ran = call.lines
+    steps: list[tuple[int, str]] = []
+    # The return statement that returned: the one the return event names, else the last that ran (a `with` block
+    # reports its own line; `return seq[ind]` that raised and was caught ran too, and returned nothing).
+    returns = sorted(s.lineno for s in ast.walk(node) if isinstance(s, ast.Return) and s.lineno in ran)
+    returned = (
+        None
+        if call.raised is not None or not returns
+        else (call.returned_at if call.returned_at in returns else returns[-1])
+    )
     for stmt in ast.walk(node):
-        if not isinstance(stmt, ast.stmt | ast.excepthandler) or stmt is node or stmt.lineno not in call.lines:
+        if stmt is node or not isinstance(stmt, ast.stmt | ast.excepthandler) or stmt.lineno not in ran:
             continue
-        inner = [getattr(stmt, f) for f in ("body", "orelse", "finalbody", "handlers") if getattr(stmt, f, None)]
-        first_inner = min((block[0].lineno for block in inner), default=None)
-        stop = first_inner - 1 if first_inner else (stmt.end_lineno or stmt.lineno)
-        shown.update(range(stmt.lineno, max(stmt.lineno, stop) + 1))
-    for number in range(start, end + 1):  # `else:` / `try:` above a line that ran
-        text = rows[number - 1].strip() if number <= len(rows) else ""
-        if text in _HEADERS and number + 1 in shown:
-            shown.add(number)
-    out: list[str] = []
-    gap: list[int] = []
-    for number in range(start, min(end, len(rows)) + 1):
-        text = rows[number - 1]
-        if number in shown:
-            if gap:
-                span = f"line {gap[0]}" if len(gap) == 1 else f"lines {gap[0]}-{gap[-1]}"
-                out.append(f"{_indent(text)}# ... {span}: did not run")
-                gap = []
-            out.append(text)
-        elif text.strip() and not text.strip().startswith("#") and number not in quiet:
-            gap.append(number)
-    if gap:
-        span = f"line {gap[0]}" if len(gap) == 1 else f"lines {gap[0]}-{gap[-1]}"
-        out.append(f"{_indent(rows[gap[0] - 1])}# ... {span}: did not run")
-    if len(out) > MAX_SHOWN:
-        out = [*out[:8], "    # ...", *out[-(MAX_SHOWN - 9) :]]
-    return "\n".join(out)
+        code = f"`{_line(rows, stmt.lineno)}`"
+        where = f"line {stmt.lineno} {code}"
+        if isinstance(stmt, ast.If):
+            steps.append((stmt.lineno, f"{where} was {_outcome(ran[stmt.lineno], ran.get(stmt.body[0].lineno, 0))}"))
+        elif isinstance(stmt, ast.While | ast.For | ast.AsyncFor):
+            times = ran.get(stmt.body[0].lineno, 0)
+            steps.append((stmt.lineno, f"{where} looped {times} time{'' if times == 1 else 's'}"))
+        elif isinstance(stmt, ast.ExceptHandler):
+            steps.append((stmt.lineno, f"{where} caught an exception"))
+        elif isinstance(stmt, ast.Return) and stmt.lineno == returned:
+            steps.append((stmt.lineno, f"{where} returned `{call.returned}`"))
+        elif call.raised is not None and stmt.lineno == call.raised_at and not isinstance(stmt, ast.If):
+            steps.append((stmt.lineno, f"{where} raised `{call.raised}`"))
+    if call.raised is None and returned is None:
+        steps.append((node.end_lineno or node.lineno, f"it reached the end of `{node.name}` and returned `None`"))
+    steps.sort()
+    out = [text for _line_no, text in steps]
+    return out if len(out) <= MAX_STEPS else ["...", *out[-MAX_STEPS:]]
 
 
-def _indent(text: str) -> str:
-    return text[: len(text) - len(text.lstrip())]
+def _outcome(tested: int, true: int) -> str:
+    """How a condition tested `tested` times came out (in a loop, each way can happen)."""
+    if tested <= 1 or true in (0, tested):
+        return ("true" if true else "false") + (f" all {tested} times" if tested > 1 else "")
+    return f"true {true} of {tested} times"
+
+
+def _line(rows: list[str], number: int) -> str:
+    text = rows[number - 1].strip() if 0 < number <= len(rows) else ""
+    text = text.replace("`", "'")
+    return text if len(text) <= MAX_LINE else text[: MAX_LINE - 3] + "..."
 
 
 def _function_at(source: str, first_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

@@ -49,11 +49,18 @@ def boxed(items):
     return Box(list(items)[:-1])
 
 
+def count_big(xs):
+    n = 0
+    for x in xs:
+        if x > 1:
+            n += 1
+
+
 def todo(x):
     """Not written yet."""
     raise NotImplementedError
 '''
-TESTS = """from pkg.mod import Box, boxed, get, half, todo
+TESTS = """from pkg.mod import Box, boxed, count_big, get, half, todo
 
 
 def test_fine():
@@ -71,6 +78,10 @@ def test_half():
 
 def test_boxed():
     assert boxed([1, 2]) == Box([1, 2])
+
+
+def test_count():
+    assert count_big([1, 2, 3]) == 2
 
 
 def test_todo():
@@ -121,28 +132,40 @@ def test_a_whole_suite_or_another_runner_is_not_traced(command: str, tmp_path: P
     assert traced(command, tmp_path / "t.json", tmp_path, None) is None
 
 
-def test_the_last_call_its_outcome_and_the_lines_that_ran(tmp_path: Path) -> None:
+def test_the_call_that_went_wrong_and_the_path_it_took(tmp_path: Path) -> None:
     ws = project(tmp_path)
     told = trace(ws, "tests/test_mod.py::test_get")
-    # the last call the test made (not the first, which passed), with its arguments and its wrong result
-    assert "`get(ind=[1, 3], seq='ABCDE')` (pkg/mod.py), which returned `('B',)`" in told
-    code = told.split("```python\n", 1)[1]
-    assert code.startswith("def get(ind, seq):\n    try:\n        return seq[ind]\n    except TypeError:")
-    # the branch not taken is marked, the one taken shown; the docstring is left out
-    assert "        if len(ind) > 2:\n        # ... line 18: did not run\n        elif ind:\n" in code
-    assert "return (seq[ind[0]],)" in code and "Items of seq" not in code and "return ()" not in code
+    # the call on the failing line (not the first, which passed), with its arguments and its wrong result
+    assert "that went wrong: `get(ind=[1, 3], seq='ABCDE')` (pkg/mod.py) returned `('B',)`." in told
+    # each decision, in line order, in words: no block of code a small model would copy back
+    assert told.endswith(
+        "The path this call took through `get`, line by line:\n"
+        "- line 16 `except TypeError:  # ind may be a list` caught an exception\n"
+        "- line 17 `if len(ind) > 2:` was false\n"
+        "- line 19 `elif ind:` was true\n"
+        "- line 20 `return (seq[ind[0]],)` returned `('B',)`"
+    )
+    assert "```" not in told
 
 
-def test_a_raised_error_is_named_with_its_line(tmp_path: Path) -> None:
-    told = trace(project(tmp_path), "tests/test_mod.py::test_half")
-    assert "`half(n=-4)` (pkg/mod.py), which raised `ValueError: 'negative'` at line 26" in told
-    assert "# ... line 27: did not run" in told
+def test_a_raised_error_and_a_loop(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    told = trace(ws, "tests/test_mod.py::test_half")
+    assert "`half(n=-4)` (pkg/mod.py) raised `ValueError: 'negative'` at line 26." in told
+    assert told.endswith(
+        "- line 25 `if n < 0:` was true\n- line 26 `raise ValueError(\"negative\")` raised `ValueError: 'negative'`"
+    )
+    told = trace(ws, "tests/test_mod.py::test_count")
+    assert "- line 36 `for x in xs:` looped 3 times\n- line 37 `if x > 1:` was true 2 of 3 times\n" in told
+    assert "it reached the end of `count_big` and returned `None`" in told  # no return statement ran
 
 
 def test_the_assertion_message_s_own_calls_are_not_the_test_s(tmp_path: Path) -> None:
-    # pytest calls Box.__repr__ to explain the failed comparison: that is not the call the test made
+    # `assert boxed(x) == Box(y)`: the call that went wrong is boxed, not the expected value's constructor, nor the
+    # comparison and the repr pytest makes to explain the failure
     told = trace(project(tmp_path), "tests/test_mod.py::test_boxed")
-    assert "was `boxed(items=[1, 2])`" in told and "returned `Box([1])`" in told and "__repr__" not in told
+    assert "went wrong: `boxed(items=[1, 2])` (pkg/mod.py) returned `Box([1])`." in told
+    assert "__repr__" not in told and "__eq__" not in told
 
 
 def test_a_stub_or_a_passing_test_tells_nothing(tmp_path: Path) -> None:
@@ -162,7 +185,7 @@ async def test_the_model_is_told_the_path_before_its_first_answer(tmp_path: Path
     first = provider.requests[0].messages
     assert first[-2].content.startswith("Running `") and "pkg/mod.py" in first[-2].content  # the request, its files
     told = first[-1].content  # then the path, and how to answer
-    assert "which returned `('B',)`" in told and "# ... line 18: did not run" in told
+    assert "returned `('B',)`" in told and "- line 17 `if len(ind) > 2:` was false" in told
     # last, how to answer: a search/replace block of that file (the files format)
     assert told.endswith(
         "answer with a search/replace block that changes it, after the file's path:\npkg/mod.py\n"
@@ -194,7 +217,7 @@ async def test_with_tool_calls_the_ask_is_an_edit_file_call(tmp_path: Path) -> N
     async with scripted_service(ws, provider, client, agent={"edit_format": "tools"}) as service:
         await run(service, client, ws, f"`{PYTHON} -m pytest -q tests/test_mod.py::test_get` fails: fix it.")
     told = provider.requests[0].messages[-1].content
-    assert "which returned `('B',)`" in told and told.endswith(
+    assert "returned `('B',)`" in told and told.endswith(
         "change it with edit_file on pkg/mod.py (old_text: "
         "the wrong line, copied exactly; new_text: the line "
         "as it should be)."
