@@ -182,6 +182,8 @@ class TracePlugin:
         self.failed = {"test": item.nodeid, "calls": recorder.chosen(failed_at)}
 
     def pytest_sessionfinish(self, session: Any) -> None:
+        if self.failed is None and os.path.exists(self.out):
+            return  # (under pytest-xdist every worker finishes a session: one that saw no failure keeps out of it)
         with open(self.out, "w", encoding="utf-8") as f:
             json.dump(self.failed or {"test": None, "calls": []}, f)
 
