@@ -1,12 +1,12 @@
-"""The failing test's path through the code: which call of the project's own code it made last before it failed,
-with what arguments, what that call returned or raised, and which of its lines ran.
+"""The failing test's path through the code: the call of the project's own code that went wrong, with what
+arguments, what it returned or raised, and the path it took (each decision, in words).
 
 A bug report that names a failing test (issue 37's repository tasks: "running `pytest t.py::test_x` fails") shows the
 test's assertion, rarely the line at fault; a small model shown the whole function re-typed it with the bug still in
 it. What a developer does next is step through the call: this runs the named test once more with a tracer
-(`pytest_trace/agent_server_trace.py`, a pytest plugin loaded with `-p`) and tells the model the call the test made
-last, `get(ind=[1, 3], seq='ABCDE')` → `('B',)`, and the lines it ran, the skipped ones marked. Only a pytest run that
-names its tests (a node id, a test file, `-k`) is traced: never a whole suite.
+(`pytest_trace/agent_server_trace.py`, a pytest plugin loaded with `-p`) and tells the model the call that went
+wrong, `get(ind=[1, 3], seq='ABCDE')` → `('B',)`, and the decisions it took ("`if len(ind) > 2:` was false").
+Only a pytest run that names its tests (a node id, a test file, `-k`) is traced: never a whole suite.
 """
 
 from __future__ import annotations
@@ -21,17 +21,16 @@ from typing import Any
 
 from ..errors import SandboxError
 from ..tools.sandbox import read_regular, resolve
+from .requested_check import unwrapped
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_trace"
 PLUGIN = "agent_server_trace"
 MAX_SOURCE = 2_000_000  # bytes of a traced file read to show its lines
-MAX_SHOWN = 60  # lines of the traced function shown (a longer one: those around the lines that ran last)
 MAX_NESTED = 6  # calls the traced call made into the project's code, listed
 MAX_STEPS = 16  # decisions told (a longer path: its last ones, where it went wrong)
 MAX_LINE = 100  # characters of a line quoted
 MAX_ARGS = 300  # characters of a call's arguments quoted
 _PYTHON = re.compile(r"python(3(\.\d+)?)?")
-_WRAPPERS = (("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("hatch", "run"))
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
 
@@ -41,10 +40,7 @@ def traced(command: str, out: Path, root: Path, pythonpath: str | None) -> str |
         words = shlex.split(command)
     except ValueError:
         return None
-    runner = words
-    for wrapper in _WRAPPERS:
-        if tuple(words[: len(wrapper)]) == wrapper:
-            runner = words[len(wrapper) :]
+    runner = unwrapped(words)
     program = runner[0].rsplit("/", 1)[-1] if runner else ""
     if program in ("pytest", "py.test"):
         args = runner[1:]

@@ -75,7 +75,7 @@ def is_test_command(command: str) -> bool:
         words = shlex.split(command)
     except ValueError:
         return False
-    words = _unwrapped(words)
+    words = unwrapped(words)
     if not words:
         return False
     program = words[0].rsplit("/", 1)[-1] if not words[0].startswith("./") else words[0]
@@ -86,7 +86,7 @@ def is_test_command(command: str) -> bool:
     return (len(words) > 1 and words[1] in _SUBCOMMANDS.get(program, set())) or _npm_run_test(words)
 
 
-def _unwrapped(words: list[str]) -> list[str]:
+def unwrapped(words: list[str]) -> list[str]:
     """`uv run pytest` → `pytest`: the runner a wrapper starts."""
     for wrapper in _WRAPPERS:
         if tuple(words[: len(wrapper)]) == wrapper:

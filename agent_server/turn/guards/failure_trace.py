@@ -51,12 +51,9 @@ def _named(session: Session) -> str | None:
     one named before (also once compaction folded that request away); a question or a chat in between runs
     nothing."""
     request = next((m for m in reversed(session.history) if m.typed_by_user), None)
-    if request is None:
+    if request is None or not (named_check(request.as_typed) or request_kind.wants_edit(request.as_typed)):
         return None
-    if command := named_check(request.as_typed):
-        session.named_check = command
-        return command
-    return session_check(session) if request_kind.wants_edit(request.as_typed) else None
+    return session_check(session)
 
 
 def _told(out: Path, roots: list[Path]) -> Told | None:

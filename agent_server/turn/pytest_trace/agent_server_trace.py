@@ -65,24 +65,28 @@ class Recorder:
         self.root = root.rstrip("/") + "/"
         # The test's calls into the project's code (the newest MAX_GROUPS), each with the newest calls it made in turn.
         self.groups: deque[tuple[dict[str, Any], deque[dict[str, Any]]]] = deque(maxlen=MAX_GROUPS)
-        self._mine: dict[str, str | None] = {}  # co_filename -> workspace-relative path, or None (not recorded)
+        self._places: dict[str, tuple[str, bool] | None] = {}  # co_filename -> (workspace-relative, a test file)
         self._open: dict[int, dict[str, Any]] = {}  # id(frame) -> its call record
         self._depth = 0
 
-    def relative(self, filename: str) -> str | None:
-        if filename not in self._mine:
+    def place(self, filename: str) -> tuple[str, bool] | None:
+        """`filename` relative to the workspace and whether it is a test file; None outside it (or in a virtualenv
+        in it). Cached: asked at every call event."""
+        if filename not in self._places:
             path = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
-            rel = path[len(self.root) :] if path.startswith(self.root) else None
-            if rel is not None and (is_test_file(rel) or not rel.endswith(".py") or _skipped(rel)):
-                rel = None
-            self._mine[filename] = rel
-        return self._mine[filename]
+            rel = path[len(self.root) :] if path.startswith(self.root) else ""
+            self._places[filename] = (rel, is_test_file(rel)) if rel and not _skipped(rel) else None
+        return self._places[filename]
+
+    def relative(self, filename: str) -> str | None:
+        """`filename` relative to the workspace when it is the project's own (non-test) Python code, else None."""
+        place = self.place(filename)
+        return place[0] if place is not None and not place[1] and place[0].endswith(".py") else None
 
     def test_file(self, filename: str) -> str | None:
         """`filename` relative to the workspace when it is a test file there, else None."""
-        path = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
-        rel = path[len(self.root) :] if path.startswith(self.root) else ""
-        return rel if rel and is_test_file(rel) else None
+        place = self.place(filename)
+        return place[0] if place is not None and place[1] else None
 
     def chosen(self, failed_at: tuple[str, int] | None) -> list[dict[str, Any]]:
         """The call that went wrong, then the calls it made: the first the test made on the line that failed
@@ -118,7 +122,6 @@ class Recorder:
             "returned": None,
             "raised": None,
             "entry": entry,
-            "depth": self._depth,
         }
         if caller is not None and test is not None:
             record["called_from"] = [test, caller.f_lineno]
