@@ -198,6 +198,11 @@ class AgentConfig(Section):
     into the project's code that went wrong: its arguments, what it returned or raised, and the path it took. Off by
     default: measured with the 1.5B on the repository tasks it finished none more (the model copied the function
     back unchanged); it is for models that can use it."""
+    fix_trials: int = Field(default=12, ge=0, le=40)
+    """When the user's request names a failing pytest run of named tests, up to this many of the lines the failing
+    test ran are each rewritten by the model before its first answer, and the rewrites are tried against the tests
+    without writing them (one command, under the same approval rules); the first that makes the named tests pass,
+    failing no test of their files that passed before, is proposed as the turn's edit. 0 turns it off."""
     resample_temperature: float = Field(default=0.0, ge=0, le=2)
     """After the model sent a file back unchanged, the next request is sampled at least this hot (greedy decoding
     would repeat it); 0 (the default: measured, it finished no more tasks) turns it off."""

@@ -30,11 +30,14 @@ class CheckRun:
     output: str
 
 
-async def run_check(turn: Turn, command: str, purpose: str) -> CheckRun:
-    """Run `command` as if the model had called run_command: a card the user sees, the policy, the approval."""
+async def run_check(turn: Turn, command: str, purpose: str, timeout_s: float | None = None) -> CheckRun:
+    """Run `command` as if the model had called run_command: a card the user sees, the policy, the approval (and the
+    tool's default timeout unless `timeout_s` is given)."""
     if turn.tools.get(RunCommand.name) is None:
         return CheckRun(None, f"{RunCommand.name} is not available in this mode")
     arguments = RunCommandArgs(command=command).model_dump(exclude_unset=True)
+    if timeout_s is not None:
+        arguments["timeout_s"] = timeout_s
     call = ToolCall(id=f"{purpose}_{uuid.uuid4().hex[:8]}", name=RunCommand.name, arguments=arguments)
     result = await run_tool_call(turn, call)
     raw = result.raw_output if isinstance(result.raw_output, dict) else {}

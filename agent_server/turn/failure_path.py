@@ -149,8 +149,8 @@ def path_steps(source: str, call: Call) -> list[str]:
     and how often they ran, the exceptions caught, and where it returned or raised. Told as lines of text, not as a
     block of code: a small model shown the lines that ran as code copied that block back as its answer (the 1.5B,
     tune split, boltons-ellipsize)."""
-    node = _function_at(source, call.first_line)
-    if node is None or _is_stub(node):
+    node = function_at(source, call.first_line)
+    if node is None or is_stub(node):
         return []  # a stub's path says nothing: there is no code yet to find a bug in
     rows = source.splitlines()
     ran = call.lines
@@ -199,7 +199,7 @@ def _line(rows: list[str], number: int) -> str:
     return text if len(text) <= MAX_LINE else text[: MAX_LINE - 3] + "..."
 
 
-def _function_at(source: str, first_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def function_at(source: str, first_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -212,9 +212,9 @@ def _function_at(source: str, first_line: int) -> ast.FunctionDef | ast.AsyncFun
     return None
 
 
-def _is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """`pass`, `...` or `raise NotImplementedError` (after a docstring): a function still to be written."""
-    body = node.body[1:] if _docstring_lines(node) else node.body
+    body = node.body[1:] if docstring_lines(node) else node.body
     for stmt in body:
         if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
             continue
@@ -225,7 +225,7 @@ def _is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return True
 
 
-def _docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+def docstring_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     head = node.body[0]
     if isinstance(head, ast.Expr) and isinstance(head.value, ast.Constant) and isinstance(head.value.value, str):
         return set(range(head.lineno, (head.end_lineno or head.lineno) + 1))

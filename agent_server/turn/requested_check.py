@@ -15,6 +15,7 @@ import re
 import shlex
 from collections.abc import Iterable
 
+from ..context import request_kind
 from ..messages import Message
 from .live_session import Session
 
@@ -66,6 +67,16 @@ def session_check(session: Session) -> str | None:
     if found := requested_check(session.history):
         session.named_check = found
     return session.named_check
+
+
+def check_to_fix(session: Session) -> str | None:
+    """The failing test command the newest request asks to fix: the one it names, or, for a follow-up that asks for
+    a change ("still failing, fix it"), the one named before (also once compaction folded that request away); a
+    question or a chat in between asks for none."""
+    request = next((m for m in reversed(session.history) if m.typed_by_user), None)
+    if request is None or not (named_check(request.as_typed) or request_kind.wants_edit(request.as_typed)):
+        return None
+    return session_check(session)
 
 
 def is_test_command(command: str) -> bool:

@@ -180,7 +180,9 @@ async def test_the_model_is_told_the_path_before_its_first_answer(tmp_path: Path
     fixed = MOD.replace("len(ind) > 2", "len(ind) > 1")
     provider = ScriptedProvider(f"pkg/mod.py\n```python\n{fixed}```\n")
     client = RecordingClient()
-    async with scripted_service(ws, provider, client, agent={"edit_format": "files", "trace_failure": True}) as service:
+    async with scripted_service(
+        ws, provider, client, agent={"edit_format": "files", "trace_failure": True, "fix_trials": 0}
+    ) as service:
         assert await run(service, client, ws, f"Running `{check}` fails. Fix the bug.") == "end_turn"
     first = provider.requests[0].messages
     assert first[-2].content.startswith("Running `") and "pkg/mod.py" in first[-2].content  # the request, its files
@@ -206,7 +208,9 @@ async def test_off_or_declined_nothing_is_told(tmp_path: Path) -> None:
     for agent, answer in (({}, "allow_once"), ({"trace_failure": True}, "reject_once")):
         provider = ScriptedProvider("I looked.")
         client = RecordingClient(answer)
-        async with scripted_service(ws, provider, client, agent={"edit_format": "files", **agent}) as service:
+        async with scripted_service(
+            ws, provider, client, agent={"edit_format": "files", "fix_trials": 0, **agent}
+        ) as service:
             await run(service, client, ws, request)
         assert "tracer" not in provider.requests[0].messages[-1].content
 
@@ -215,7 +219,9 @@ async def test_with_tool_calls_the_ask_is_an_edit_file_call(tmp_path: Path) -> N
     ws = project(tmp_path)
     provider = ScriptedProvider(*["The bug is in get."] * 4)  # (the guards after it ask again: answered alike)
     client = RecordingClient()
-    async with scripted_service(ws, provider, client, agent={"edit_format": "tools", "trace_failure": True}) as service:
+    async with scripted_service(
+        ws, provider, client, agent={"edit_format": "tools", "trace_failure": True, "fix_trials": 0}
+    ) as service:
         await run(service, client, ws, f"`{PYTHON} -m pytest -q tests/test_mod.py::test_get` fails: fix it.")
     told = provider.requests[0].messages[-1].content
     assert "returned `('B',)`" in told and told.endswith(

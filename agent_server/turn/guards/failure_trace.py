@@ -10,12 +10,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...context import request_kind
 from ..checks import run_check
 from ..edit_formats.registry import of
 from ..failure_path import Told, read_trace, render, traced
-from ..live_session import Session
-from ..requested_check import named_check, session_check
+from ..requested_check import check_to_fix
 from .guard import Guard, Verdict
 
 if TYPE_CHECKING:
@@ -26,7 +24,7 @@ class FailureTrace(Guard):
     async def at_start(self, turn: Turn) -> Verdict | None:
         if not turn.settings.agent.trace_failure:
             return None
-        command = _named(turn.session)
+        command = check_to_fix(turn.session)
         if not command:
             return None
         folder = Path(tempfile.mkdtemp(prefix="agent-server-trace-"))  # outside the workspace: nothing left in it
@@ -44,16 +42,6 @@ class FailureTrace(Guard):
         # file's path, then its whole content or search/replace blocks", the 1.5B wrote the path alone, twice.
         how = of(turn.settings.agent.edit_format).fix_ask.format(path=told.path)
         return Verdict(nudge=f"{told.text}\n{how}".strip(), quiet=True, kind="trace")
-
-
-def _named(session: Session) -> str | None:
-    """The test the newest request names, or, for a follow-up that asks for a change ("still failing, fix it"), the
-    one named before (also once compaction folded that request away); a question or a chat in between runs
-    nothing."""
-    request = next((m for m in reversed(session.history) if m.typed_by_user), None)
-    if request is None or not (named_check(request.as_typed) or request_kind.wants_edit(request.as_typed)):
-        return None
-    return session_check(session)
 
 
 def _told(out: Path, roots: list[Path]) -> Told | None:

@@ -8,6 +8,7 @@ from .answer_checks import AnnouncedStep, CutShort, Deflection, EmptyAnswers, Fo
 from .dropped_tools import DroppedTools
 from .echoed_instructions import EchoedInstructions
 from .failure_trace import FailureTrace
+from .fix_trials import FixTrials
 from .guard import Guard
 from .insist_on_tool import InsistOnTool
 from .loop_guards import LookedBefore, LoopingStream, RepeatingCalls
@@ -17,6 +18,7 @@ from .unknown_tools import UnknownTools
 from .unlooked_files import UnlookedFiles
 
 GUARDS: list[Guard] = [
+    FixTrials(),  # at the start: a failing test the request names, one-line rewrites tried against it; one works: done
     FailureTrace(),  # at the start: a failing test the request names, traced: its last call and the lines it ran
     Resample(),  # after the calls (first: it never ends a point): a file sent back unchanged, the next request sampled
     InsistOnTool(),  # before the request: a tool call required after a nudge to use one

@@ -1,4 +1,6 @@
-"""A pytest plugin that records what the first failing test ran in the workspace's own code (`-p agent_server_trace`).
+"""A pytest plugin that records what the first failing test ran in the workspace's own code (`-p agent_server_trace`),
+and, for trials of candidate fixes, imports a file from a given source instead (AGENT_SERVER_OVERLAY) and writes
+each test's outcome (AGENT_SERVER_OUTCOMES).
 
 Loaded into the user's test run by `failure_path.py` (this folder on PYTHONPATH, the output file in
 AGENT_SERVER_TRACE_OUT, the workspace in AGENT_SERVER_TRACE_ROOT). While a test's body runs, every call the test makes
@@ -17,6 +19,7 @@ import reprlib
 import sys
 from collections import deque
 from collections.abc import Iterator
+from importlib.machinery import SourceFileLoader
 from types import FrameType
 from typing import Any
 
@@ -191,7 +194,53 @@ class TracePlugin:
             json.dump(self.failed or {"test": None, "calls": []}, f)
 
 
+class Outcomes:
+    """Each test's outcome (`passed`, `failed`, `skipped`), written as JSON when the session ends: what a trial of a
+    candidate fix is judged on (`agent_server_trials.py`)."""
+
+    def __init__(self, out: str) -> None:
+        self.out = out
+        self.seen: dict[str, str] = {}
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if report.failed:
+            self.seen[report.nodeid] = "failed"  # a failing setup or teardown fails the test too
+        elif report.when == "call" or report.skipped:
+            self.seen.setdefault(report.nodeid, report.outcome)
+
+    def pytest_sessionfinish(self, session: Any) -> None:
+        if getattr(session.config, "workerinput", None) is not None:
+            return  # a pytest-xdist worker: the controller gets every worker's reports and writes them all
+        with open(self.out, "w", encoding="utf-8") as f:
+            json.dump(self.seen, f)
+
+
+def overlay(sources: dict[str, str]) -> None:
+    """Import the given files' modules from these sources instead of the files on disk (real paths as keys): a
+    candidate fix is tried without writing it into the workspace. The compiled code is never cached."""
+    original = SourceFileLoader.get_code
+
+    def get_code(self: SourceFileLoader, fullname: str) -> Any:
+        source = sources.get(os.path.realpath(self.path))
+        return original(self, fullname) if source is None else compile(source, self.path, "exec", dont_inherit=True)
+
+    SourceFileLoader.get_code = get_code  # type: ignore[method-assign,assignment]
+
+
+def _overlay_from_env() -> None:
+    # At import (`-p` loads this before any conftest.py), so a conftest that imports the project gets the overlay.
+    path = os.environ.get("AGENT_SERVER_OVERLAY")
+    if path:
+        with open(path, encoding="utf-8") as f:
+            overlay({os.path.realpath(k): str(v) for k, v in json.load(f).items()})
+
+
+_overlay_from_env()
+
+
 def pytest_configure(config: Any) -> None:
     out, root = os.environ.get("AGENT_SERVER_TRACE_OUT"), os.environ.get("AGENT_SERVER_TRACE_ROOT")
     if out and root:
         config.pluginmanager.register(TracePlugin(os.path.realpath(root), out), "agent_server_trace_plugin")
+    if outcomes := os.environ.get("AGENT_SERVER_OUTCOMES"):
+        config.pluginmanager.register(Outcomes(outcomes), "agent_server_outcomes_plugin")

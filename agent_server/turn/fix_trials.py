@@ -1,0 +1,186 @@
+"""Candidate fixes, a line at a time, for the lines a failing test ran: what to ask the model for each, how its answer
+becomes a candidate file, and the command that tries the candidates against the tests (`pytest_trace/
+agent_server_trials.py`).
+
+A small model shown the function at fault re-types it with the bug in it, and asked which line is wrong it names the
+wrong one (the 1.5B on issue 37's repository tasks). Asked to rewrite one given line, it writes a different line, and
+the tests, not the model, judge which rewrite fixes the failure: the localize, sample, validate shape of Agentless
+(Xia et al., 2024), with the traced run (`failure_path.py`) as the localizer. A candidate is tried by importing its
+source in place of the file (nothing is written into the workspace until one works) and is kept only when the named
+tests pass and no test of their files that passed before fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..messages import Message
+from .failure_path import Call, docstring_lines, function_at, is_stub
+from .requested_check import unwrapped
+
+DRIVER = Path(__file__).resolve().parent / "pytest_trace" / "agent_server_trials.py"
+MAX_UNIT_LINES = 3  # a statement longer than this is not rewritten whole by a small model
+MAX_LISTED = 50  # lines of the function listed around the line asked about
+MAX_FAILURE_LINES = 20  # lines of the failing test's output quoted
+MAX_CHARS = 160  # characters of a quoted output line
+_NUMBERED = re.compile(r"^\s*(?:line\s*)?\d+\s*[:|.]?(?: |$)", re.IGNORECASE)
+_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.DOTALL)
+# Statements a one-line rewrite cannot fix, or whose rewrite says nothing (`try:`, `pass`, a nested `def`).
+_SKIPPED = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Try,
+    ast.Pass,
+    ast.Break,
+    ast.Continue,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Import,
+    ast.ImportFrom,
+)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A statement the failing call ran (a compound one's header alone: `if len(ind) > 2:`), lines `first`-`last`
+    of `file`, in the function listed from `start` to `end`."""
+
+    file: str
+    first: int
+    last: int
+    start: int
+    end: int
+
+    @property
+    def where(self) -> str:
+        return f"line {self.first}" if self.first == self.last else f"lines {self.first}-{self.last}"
+
+
+def units(source: str, call: Call) -> list[Unit]:
+    """The statements `call` ran in its function, in line order; none for a stub (nothing to fix yet)."""
+    node = function_at(source, call.first_line)
+    if node is None or is_stub(node):
+        return []
+    doc = docstring_lines(node)
+    found: dict[int, Unit] = {}
+    for stmt in ast.walk(node):
+        if not isinstance(stmt, ast.stmt) or isinstance(stmt, _SKIPPED) or stmt.lineno not in call.lines:
+            continue
+        if stmt.lineno in doc:
+            continue
+        body = getattr(stmt, "body", None)
+        if isinstance(body, list) and body:  # a compound statement: its header, up to its body
+            last = max(stmt.lineno, body[0].lineno - 1)
+        else:
+            last = stmt.end_lineno or stmt.lineno
+        if last - stmt.lineno < MAX_UNIT_LINES:
+            found.setdefault(stmt.lineno, Unit(call.file, stmt.lineno, last, node.lineno, node.end_lineno or last))
+    return [found[k] for k in sorted(found)]
+
+
+def failure_excerpt(output: str) -> str:
+    """The lines of pytest's output that say what failed: the test's failing line, its `E` lines, where."""
+    rows = [r for r in output.splitlines() if r.startswith(("> ", "E ")) or re.match(r"^\S+\.py:\d+: \w", r)]
+    rows = [r if len(r) <= MAX_CHARS else r[: MAX_CHARS - 3] + "..." for r in rows]
+    return "\n".join(rows[:MAX_FAILURE_LINES])
+
+
+def ask(command: str, excerpt: str, call: Call, source: str, unit: Unit) -> list[Message]:
+    """The request for one rewrite of `unit`: the failure, the call that went wrong, the function, the line."""
+    rows = source.splitlines()
+    start = max(unit.start, unit.first - MAX_LISTED // 2)
+    end = min(unit.end, start + MAX_LISTED - 1, len(rows))
+    listing = "\n".join(f"{n:>5}  {rows[n - 1]}" for n in range(start, end + 1))
+    failure = f"Running `{command}` fails:\n```\n{excerpt}\n```\n" if excerpt else f"Running `{command}` fails.\n"
+    text = (
+        f"{failure}"
+        f"The test calls `{call.signature()}` ({call.file}), which {call.outcome()}.\n"
+        f"{unit.file}, lines {start}-{end}:\n```python\n{listing}\n```\n"
+        f"Rewrite {unit.where} so that the test passes. Reply with the new {unit.where} only, in a ```python block."
+    )
+    return [
+        Message(role="system", content="You fix bugs in Python code. Reply with code only."),
+        Message(role="user", content=text),
+    ]
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A candidate: the file's whole new source, and the lines that replace the unit's."""
+
+    source: str
+    lines: tuple[str, ...]
+
+    @property
+    def shown(self) -> str:
+        return " / ".join(r.strip() for r in self.lines)
+
+
+def candidate(source: str, unit: Unit, answer: str) -> Rewrite | None:
+    """`source` with `unit` replaced by the answer's lines (re-indented to the statement's place); None when the answer
+    is no usable rewrite: not the right number of lines, the same code, or a file that no longer parses."""
+    fenced = _FENCE.search(answer)
+    lines = [r for r in (fenced.group(1) if fenced else answer).splitlines() if r.strip()]
+    if lines and all(_NUMBERED.match(r) for r in lines):
+        lines = [_NUMBERED.sub("", r, count=1) for r in lines]
+    rows = source.splitlines()
+    old = rows[unit.first - 1 : unit.last]
+    want = len(old)
+    if len(lines) != want:
+        # The function, or the statement with its body, copied back with the change: keep the lines it changed.
+        known = {r.strip() for r in rows[unit.start - 1 : unit.end]}
+        lines = [r for r in lines if r.strip() not in known]
+        if len(lines) != want:
+            return None
+    indent = old[0][: len(old[0]) - len(old[0].lstrip())]
+    new = [indent + r for r in textwrap.dedent("\n".join(lines)).splitlines()]
+    if [r.split() for r in new] == [r.split() for r in old]:
+        return None
+    out = "\n".join([*rows[: unit.first - 1], *new, *rows[unit.last :]])
+    out += "\n" if source.endswith("\n") else ""
+    try:
+        ast.parse(out)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return Rewrite(out, tuple(new))
+
+
+def files_command(command: str) -> tuple[str, list[str]] | None:
+    """The test command run on the named tests' whole files, and the node ids it named (none: every test it runs
+    must pass); None when `command` is not a pytest run."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    runner = unwrapped(words)
+    head = len(words) - len(runner)
+    program = runner[0].rsplit("/", 1)[-1] if runner else ""
+    skip = 1 if program in ("pytest", "py.test") else 3 if runner[1:3] == ["-m", "pytest"] else 0
+    if not skip:
+        return None
+    named: list[str] = []
+    args: list[str] = []
+    for word in runner[skip:]:
+        if "::" in word and not word.startswith("-"):
+            named.append(word)
+            word = word.split("::", 1)[0]
+        if word not in args or word.startswith("-"):
+            args.append(word)
+    return shlex.join([*words[: head + skip], *args]), named
+
+
+def trial_command(python: str, folder: Path, command: str) -> str:
+    """The command the user sees and approves: the driver, its folder, the test command it runs for each candidate."""
+    return f"{shlex.quote(python)} {shlex.quote(str(DRIVER))} {shlex.quote(str(folder))} -- {shlex.quote(command)}"
+
+
+def winner(output: str) -> str | None:
+    """The candidate file the driver found to work (its last line, `fix: <file>`), if any."""
+    rows = [r.strip() for r in output.strip().splitlines()]
+    return rows[-1][len("fix: ") :] if rows and rows[-1].startswith("fix: ") else None

@@ -1,0 +1,150 @@
+"""Before the first answer to "running `pytest t.py::test_x` fails": one-line fixes of the lines the failing test ran,
+each written by the model and tried against the tests before anything is written (`fix_trials.py`,
+`agent.fix_trials`). The first that makes the named tests pass, breaking none, is proposed as an ordinary
+write_file (the diff, the approval) and ends the turn; when none works, the turn goes on as if nothing was tried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ... import acp
+from ...errors import SandboxError
+from ...llm.base import ChatRequest, GenerationOptions
+from ...messages import Message, TextDelta, ToolCall
+from ...tools.sandbox import read_regular, resolve
+from ..checks import run_check
+from ..failure_path import MAX_SOURCE, Call, read_trace, traced
+from ..fix_trials import Unit, ask, candidate, failure_excerpt, files_command, trial_command, units, winner
+from ..requested_check import check_to_fix
+from ..tool_step import run_tool_call
+from .guard import Guard, Verdict
+
+if TYPE_CHECKING:
+    from ..turn import Turn
+
+MAX_ANSWER_TOKENS = 96  # a line or three of code; a longer answer is the function copied back
+MAX_NESTED_FUNCTIONS = 3  # functions the failing call called, whose lines are tried after its own
+TRIAL_TIMEOUT_S = 60.0  # one run of the named tests' files
+
+
+@dataclass
+class Tried:
+    """A candidate that was written for the trial: which lines of which file, and the whole file it makes."""
+
+    unit: Unit
+    path: Path
+    source: str
+    lines: str
+
+
+class FixTrials(Guard):
+    async def at_start(self, turn: Turn) -> Verdict | None:
+        limit = turn.settings.agent.fix_trials
+        command = check_to_fix(turn.session) if limit else None
+        files = files_command(command) if command else None
+        if command is None or files is None:
+            return None
+        folder = Path(tempfile.mkdtemp(prefix="agent-server-fix-"))  # outside the workspace: nothing left in it
+        try:
+            return await _try(turn, command, files, folder, limit)
+        finally:
+            await asyncio.to_thread(shutil.rmtree, folder, True)
+
+
+async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: Path, limit: int) -> Verdict | None:
+    run = traced(command, folder / "trace.json", turn.session.cwd, os.environ.get("PYTHONPATH"))
+    if run is None:
+        return None
+    check = await run_check(turn, run, "trace")
+    if check.exit_code in (0, None):
+        return None  # declined, or the test passes now
+    found = await asyncio.to_thread(read_trace, folder / "trace.json")
+    if found is None:
+        return None
+    plan = await asyncio.to_thread(_plan, found[1], turn.session.roots)
+    excerpt = failure_excerpt(check.output)
+    tried: list[Tried] = []
+    for call, path, source, unit in plan[:limit]:
+        answer = await _answer(turn, ask(command, excerpt, call, source, unit))
+        new = candidate(source, unit, answer)
+        if new is None or any(t.source == new.source for t in tried):
+            continue
+        tried.append(Tried(unit, path, new.source, new.shown))
+        await _say(turn, f"a candidate for {unit.file} {unit.where}: `{new.shown}`")
+    if not tried:
+        return None
+    await asyncio.to_thread(_write_trials, folder, tried, files[1])
+    timeout = TRIAL_TIMEOUT_S * (len(tried) + 1)
+    trial = await run_check(turn, trial_command(sys.executable, folder, files[0]), "trial", timeout_s=timeout)
+    won = winner(trial.output)
+    if won is None:
+        return None
+    fix = tried[int(won.split(".", 1)[0])]
+    arguments = {"path": fix.unit.file, "content": fix.source}
+    write = ToolCall(id=f"fix_{os.urandom(4).hex()}", name="write_file", arguments=arguments)
+    result = await run_tool_call(turn, write)
+    if result.is_error or result.rejected is not None:
+        return None
+    text = (
+        f"The change: {fix.unit.file} {fix.unit.where} is now `{fix.lines}`. With it, `{command}` passes, and no other "
+        f"test of `{files[0]}` that passed before fails."
+    )
+    await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=text)))
+    await turn.record(Message(role="assistant", content=text))
+    return Verdict(stop="end_turn")
+
+
+def _plan(calls: list[Call], roots: list[Path]) -> list[tuple[Call, Path, str, Unit]]:
+    """The lines to rewrite, in order: the failing call's own statements, then those of the calls it made."""
+    entry = max((i for i, c in enumerate(calls) if c.entry), default=None)
+    if entry is None:
+        return []
+    seen: set[tuple[str, int]] = set()
+    out: list[tuple[Call, Path, str, Unit]] = []
+    for call in [calls[entry], *calls[entry + 1 :]]:
+        if (call.file, call.first_line) in seen or len(seen) > MAX_NESTED_FUNCTIONS:
+            continue
+        seen.add((call.file, call.first_line))
+        try:
+            path = resolve(roots, call.file)
+            source = read_regular(path, MAX_SOURCE).decode("utf-8")
+        except (OSError, SandboxError, UnicodeDecodeError):
+            continue
+        out += [(call, path, source, unit) for unit in units(source, call)]
+    return out
+
+
+def _write_trials(folder: Path, tried: list[Tried], named: list[str]) -> None:
+    for i, t in enumerate(tried):
+        (folder / f"{i}.json").write_text(json.dumps({str(t.path.resolve()): t.source}), encoding="utf-8")
+    spec = {"named": named, "candidates": [f"{i}.json" for i in range(len(tried))], "timeout_s": TRIAL_TIMEOUT_S}
+    (folder / "trials.json").write_text(json.dumps(spec), encoding="utf-8")
+
+
+async def _answer(turn: Turn, messages: list[Message]) -> str:
+    """One short answer of the turn's model, not streamed into the chat (the candidate it makes is shown instead)."""
+    options = GenerationOptions(
+        temperature=turn.settings.llm.temperature,
+        max_tokens=MAX_ANSWER_TOKENS,
+        num_ctx=turn.context.window,
+        think=False,
+    )
+    request = ChatRequest(model=turn.model, messages=messages, options=options)
+    parts: list[str] = []
+    async for event in turn.provider.stream_chat(request):
+        if isinstance(event, TextDelta):
+            parts.append(event.text)
+    return "".join(parts)
+
+
+async def _say(turn: Turn, text: str) -> None:
+    await turn.relay.send(acp.AgentThoughtChunk(content=acp.TextContent(text=f"\n[agent-server: {text}]\n")))

@@ -1,0 +1,105 @@
+"""Tries candidate fixes of one file against the tests, without writing any into the workspace, and stops at the
+first that works: `python agent_server_trials.py <folder> -- <test command>`.
+
+`<folder>/trials.json` (written by agent-server's `fix_trials.py`) names the tests that must pass (`named`, as the
+request gave them: node ids, or none for "every test the command runs") and the candidates, each a JSON file
+`{real path: source}` in that folder. The test command runs once as it is (the baseline), then once per candidate
+with that source imported in place of the file (the pytest plugin beside this file, AGENT_SERVER_OVERLAY), each
+test's outcome written by the plugin (AGENT_SERVER_OUTCOMES). A candidate works when every named test passes and
+no test fails that passed in the baseline. The last line printed is `fix: <candidate file>` or `no fix`.
+Standalone (the standard library only): agent-server runs it as a command the user sees and approves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PLUGIN = "agent_server_trace"
+
+
+def run(folder: Path, command: str, overlay: str | None, tag: str, timeout_s: float) -> dict[str, str] | None:
+    """Each test's outcome for one run of `command` (with `overlay` imported in place of its file); None when the
+    run made no report (it could not start, or timed out)."""
+    out = folder / f"outcomes-{tag}.json"
+    env = dict(os.environ)
+    here = str(Path(__file__).resolve().parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
+    env["AGENT_SERVER_OUTCOMES"] = str(out)
+    env.pop("AGENT_SERVER_TRACE_OUT", None)
+    if overlay is not None:
+        env["AGENT_SERVER_OVERLAY"] = str(folder / overlay)
+    else:
+        env.pop("AGENT_SERVER_OVERLAY", None)
+    try:
+        subprocess.run(
+            f"{command} -p {PLUGIN}",
+            shell=True,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout_s,
+            start_new_session=True,
+        )
+        seen = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+    return {str(k): str(v) for k, v in seen.items()} if isinstance(seen, dict) else None
+
+
+def is_named(nodeid: str, named: list[str]) -> bool:
+    """Whether pytest's `nodeid` is one of the tests the request named (`tests/t.py::test_x` names its parametrized
+    cases too; a node id given from another folder than pytest's root matches by its tail)."""
+    bare = nodeid.split("[", 1)[0]
+    for name in named:
+        if nodeid == name or bare == name or nodeid.endswith("/" + name) or bare.endswith("/" + name):
+            return True
+        if name.endswith("/" + bare) or name.endswith("/" + nodeid):
+            return True
+    return False
+
+
+def works(baseline: dict[str, str], trial: dict[str, str], named: list[str]) -> bool:
+    """The candidate passes every named test (every test, when none is named) and fails none the baseline passed."""
+    wanted = [n for n in trial if is_named(n, named)] if named else list(trial)
+    if not wanted or any(trial[n] != "passed" for n in wanted):
+        return False
+    if named and not all(any(is_named(n, [name]) for n in wanted) for name in named):
+        return False  # a named test the candidate's run did not run (it broke the test's import)
+    lost = [n for n, outcome in baseline.items() if outcome == "passed" and trial.get(n) != "passed"]
+    return not lost
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 3 or argv[1] != "--":
+        print("usage: agent_server_trials.py <folder> -- <test command>", file=sys.stderr)
+        return 2
+    folder, command = Path(argv[0]), " ".join(argv[2:])
+    spec = json.loads((folder / "trials.json").read_text(encoding="utf-8"))
+    named = [str(n) for n in spec.get("named", [])]
+    timeout_s = float(spec.get("timeout_s", 120))
+    baseline = run(folder, command, None, "baseline", timeout_s)
+    if baseline is None:
+        print("the test command made no report: no trial run")
+        print("no fix")
+        return 1
+    print(f"baseline: {sum(v == 'failed' for v in baseline.values())} of {len(baseline)} tests fail")
+    for i, candidate in enumerate(spec.get("candidates", [])):
+        trial = run(folder, command, str(candidate), str(i), timeout_s)
+        if trial is None:
+            print(f"{candidate}: the run made no report")
+            continue
+        failed = sum(v == "failed" for v in trial.values())
+        print(f"{candidate}: {failed} of {len(trial)} tests fail")
+        if works(baseline, trial, named):
+            print(f"fix: {candidate}")
+            return 0
+    print("no fix")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,225 @@
+"""One-line fixes tried against the tests (turn/fix_trials.py, the FixTrials guard, the trial driver and the overlay in
+turn/pytest_trace/): before the first answer to "running `pytest t.py::test_x` fails", each line the failing test ran
+is rewritten by the model, the rewrites are tried by real pytest runs without touching the workspace, and the first
+that makes the named test pass, breaking no other test, is written through write_file and ends the turn.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_server.llm.scripted import ScriptedProvider
+from agent_server.turn.failure_path import Call
+from agent_server.turn.fix_trials import (
+    Unit,
+    candidate,
+    failure_excerpt,
+    files_command,
+    trial_command,
+    units,
+    winner,
+)
+from tests.turn.inprocess import RecordingClient, run, scripted_service
+
+CALC = '''def clamp(x, lo, hi):
+    """x limited to lo..hi."""
+    if x < lo:
+        return lo
+    if x > lo:
+        return hi
+    return x
+
+
+def total(xs):
+    n = 0
+    for x in xs:
+        n += clamp(x, 0, 10)
+    return n
+'''
+
+TESTS = """from pkg.calc import clamp, total
+
+
+def test_inside():
+    assert clamp(5, 0, 10) == 5
+
+
+def test_low():
+    assert clamp(-1, 0, 10) == 0
+
+
+def test_high():
+    assert clamp(11, 0, 10) == 10
+"""
+
+PYTHON = sys.executable
+CHECK = f"{PYTHON} -m pytest -q tests/test_calc.py::test_inside"
+
+
+def project(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "tests").mkdir()
+    (ws / "pkg" / "__init__.py").write_text("")
+    (ws / "pkg" / "calc.py").write_text(CALC)
+    (ws / "tests" / "test_calc.py").write_text(TESTS)
+    return ws
+
+
+def clamp_call(lines: list[int]) -> Call:
+    return Call(file="pkg/calc.py", function="clamp", first_line=1, lines=dict.fromkeys(lines, 1))
+
+
+def test_the_lines_tried_are_the_statements_the_call_ran_in_line_order() -> None:
+    found = units(CALC, clamp_call([3, 5, 6]))
+    assert [(u.first, u.last) for u in found] == [(3, 3), (5, 5), (6, 6)]  # `if` headers alone, not their bodies
+    assert all((u.start, u.end) == (1, 7) for u in found)
+    assert units(CALC, clamp_call([])) == []
+    stub = 'def f(x):\n    """Later."""\n    raise NotImplementedError\n'
+    assert units(stub, Call(file="f.py", function="f", first_line=1, lines={3: 1})) == []  # nothing written yet
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "```python\nif x > hi:\n```",
+        "    5     if x > hi:",  # numbered, as the listing was
+        # the function copied back with the change: the changed line is the rewrite
+        "```python\ndef clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n```",
+    ],
+)
+def test_an_answer_becomes_the_file_with_that_line_rewritten(answer: str) -> None:
+    unit = Unit("pkg/calc.py", 5, 5, 1, 7)
+    fix = candidate(CALC, unit, answer)
+    assert fix is not None and fix.source == CALC.replace("if x > lo:", "if x > hi:") and fix.shown == "if x > hi:"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "if x > lo:",  # the same line
+        "```python\nif x > hi\n```",  # the file would not parse
+        "```python\nif x > hi:\nif x < 0:\n```",  # two new lines for one
+        "The line is correct.",
+    ],
+)
+def test_an_answer_that_is_no_rewrite_makes_no_candidate(answer: str) -> None:
+    assert candidate(CALC, Unit("pkg/calc.py", 5, 5, 1, 7), answer) is None
+
+
+def test_the_trials_run_the_named_tests_files_and_know_which_tests_were_named() -> None:
+    assert files_command("pytest -q tests/t.py::test_a tests/t.py::test_b") == (
+        "pytest -q tests/t.py",
+        ["tests/t.py::test_a", "tests/t.py::test_b"],
+    )
+    assert files_command("uv run python -m pytest tests/t.py -k 'a and b'") == (
+        "uv run python -m pytest tests/t.py -k 'a and b'",
+        [],
+    )
+    assert files_command("npm test") is None and files_command("pytest 'unclosed") is None
+
+
+def test_the_failure_excerpt_keeps_what_failed() -> None:
+    output = (
+        "F\n=== FAILURES ===\n___ test_inside ___\n\n    def test_inside():\n>       assert clamp(5, 0, 10) == 5\n"
+        "E       assert 10 == 5\n\ntests/test_calc.py:5: AssertionError\n1 failed in 0.01s\n"
+    )
+    assert failure_excerpt(output) == (
+        ">       assert clamp(5, 0, 10) == 5\nE       assert 10 == 5\ntests/test_calc.py:5: AssertionError"
+    )
+
+
+def trials(ws: Path, folder: Path, rewrites: list[tuple[str, str]], named: list[str]) -> str:
+    """The driver's output for candidates made by replacing `old` with `new` in pkg/calc.py, as the guard runs it."""
+    folder.mkdir()
+    real = str((ws / "pkg" / "calc.py").resolve())
+    for i, (old, new) in enumerate(rewrites):
+        (folder / f"{i}.json").write_text(json.dumps({real: CALC.replace(old, new)}))
+    spec = {"named": named, "candidates": [f"{i}.json" for i in range(len(rewrites))], "timeout_s": 60}
+    (folder / "trials.json").write_text(json.dumps(spec))
+    command = trial_command(PYTHON, folder, f"{PYTHON} -m pytest -q tests/test_calc.py")
+    done = subprocess.run(command, shell=True, cwd=ws, capture_output=True, text=True, timeout=300, check=False)
+    return done.stdout
+
+
+def test_the_driver_keeps_the_first_candidate_that_passes_breaking_nothing(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    output = trials(
+        ws,
+        tmp_path / "trials",
+        [
+            ("if x < lo:", "if x < hi:"),  # the named test still fails
+            ("return hi", "return x"),  # the named test passes, test_high (passing before) fails
+            ("if x > lo:", "if x > hi:"),  # the fix
+            ("if x < lo:", "if x <= lo:"),  # never tried: the one before works
+        ],
+        ["tests/test_calc.py::test_inside"],
+    )
+    assert output.splitlines() == [
+        "baseline: 1 of 3 tests fail",
+        "0.json: 1 of 3 tests fail",
+        "1.json: 1 of 3 tests fail",
+        "2.json: 0 of 3 tests fail",
+        "fix: 2.json",
+    ]
+    assert winner(output) == "2.json"
+    assert (ws / "pkg" / "calc.py").read_text() == CALC  # tried by import, never written
+
+
+def test_no_candidate_works_no_fix(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    output = trials(ws, tmp_path / "trials", [("return hi", "return x")], ["tests/test_calc.py::test_inside"])
+    assert output.splitlines()[-1] == "no fix" and winner(output) is None
+
+
+async def test_a_working_rewrite_is_written_and_ends_the_turn(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    # The lines test_inside ran in clamp: 3 (`if x < lo:`), 5 (`if x > lo:`), 6 (`return hi`), each asked in turn.
+    provider = ScriptedProvider("```python\nif x < hi:\n```", "    5     if x > hi:", "```python\nreturn x\n```")
+    client = RecordingClient()
+    async with scripted_service(ws, provider, client, agent={"edit_format": "files"}) as service:
+        assert await run(service, client, ws, f"Running `{CHECK}` fails. Fix the bug.") == "end_turn"
+    assert (ws / "pkg" / "calc.py").read_text() == CALC.replace("if x > lo:", "if x > hi:")
+    assert len(provider.requests) == 3  # the three rewrites, and no turn answer after the fix
+    asked = provider.requests[1].messages[-1].content
+    assert "Rewrite line 5 so that the test passes" in asked and "clamp(x=5, lo=0, hi=10)` (pkg/calc.py)" in asked
+    assert "returned `10`" in asked and "E       assert 10 == 5" in asked
+    commands = [a.raw_input.get("command", "") for a in client.asked if isinstance(a.raw_input, dict)]
+    assert commands[0].endswith(f"{CHECK} -p agent_server_trace")  # the traced run, as a card, approved
+    assert "agent_server_trials.py" in commands[1] and "tests/test_calc.py" in commands[1]  # the trials, one card
+    assert any(a.title.startswith("Write pkg/calc.py") for a in client.asked)  # the fix, approved as any write
+    said = client.text()
+    assert "pkg/calc.py line 5 is now `if x > hi:`" in said
+    cached = ("__pycache__", ".pytest_cache")  # (pytest's own, as for any test run)
+    assert sorted(p.name for p in ws.rglob("*") if p.is_file() and not set(cached) & set(p.parts)) == [
+        "__init__.py",
+        "calc.py",
+        "test_calc.py",
+    ]  # nothing of the trials left in the workspace
+
+
+async def test_no_working_rewrite_leaves_the_file_and_the_turn_goes_on(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    provider = ScriptedProvider("if x < hi:", "if x > lo:", "return x", "I could not find it.")
+    client = RecordingClient()
+    async with scripted_service(ws, provider, client, agent={"edit_format": "files"}) as service:
+        await run(service, client, ws, f"Running `{CHECK}` fails. Fix the bug.")
+    assert (ws / "pkg" / "calc.py").read_text() == CALC
+    assert len(provider.requests) >= 4  # the turn's own request came after the three rewrites
+    assert provider.requests[3].messages[-1].content.startswith("Running `")  # the user's request, as it was
+
+
+async def test_off_or_declined_nothing_is_tried(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    for agent, answer in (({"fix_trials": 0}, "allow_once"), ({}, "reject_once")):
+        provider = ScriptedProvider(*["I looked."] * 6)
+        client = RecordingClient(answer)
+        async with scripted_service(ws, provider, client, agent={"edit_format": "files", **agent}) as service:
+            await run(service, client, ws, f"Running `{CHECK}` fails. Fix the bug.")
+        assert "Rewrite line" not in provider.requests[0].messages[-1].content
+        assert (ws / "pkg" / "calc.py").read_text() == CALC
