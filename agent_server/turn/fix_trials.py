@@ -13,6 +13,7 @@ tests pass and no test of their files that passed before fails.
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 import shlex
 import textwrap
@@ -28,7 +29,9 @@ MAX_UNIT_LINES = 3  # a statement longer than this is not rewritten whole by a s
 MAX_LISTED = 50  # lines of the function listed around the line asked about
 MAX_FAILURE_LINES = 20  # lines of the failing test's output quoted
 MAX_CHARS = 160  # characters of a quoted output line
+MIN_LIKE = 0.5  # how alike a line must be to the one asked about to be taken as its rewrite (difflib's ratio)
 _NUMBERED = re.compile(r"^\s*(?:line\s*)?\d+\s*[:|.]?(?: |$)", re.IGNORECASE)
+_HEADERS = {"if", "elif", "while", "for", "with", "except", "async"}
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.DOTALL)
 # Statements a one-line rewrite cannot fix, or whose rewrite says nothing (`try:`, `pass`, a nested `def`).
 _SKIPPED = (
@@ -91,23 +94,49 @@ def failure_excerpt(output: str) -> str:
     return "\n".join(rows[:MAX_FAILURE_LINES])
 
 
-def ask(command: str, excerpt: str, call: Call, source: str, unit: Unit) -> list[Message]:
-    """The request for one rewrite of `unit`: the failure, the call that went wrong, the function, the line."""
-    rows = source.splitlines()
-    start = max(unit.start, unit.first - MAX_LISTED // 2)
-    end = min(unit.end, start + MAX_LISTED - 1, len(rows))
-    listing = "\n".join(f"{n:>5}  {rows[n - 1]}" for n in range(start, end + 1))
+def ask(command: str, excerpt: str, call: Call, source: str, unit: Unit, versions: int = 1) -> list[Message]:
+    """The request for a rewrite of `unit` (or `versions` of them): the failure, the call that went wrong, the
+    function, the line. The function is shown without line numbers or docstring and the line on its own: shown a
+    numbered listing and asked for "line 452", the 1.5B copied the listing back from line 450 on, every time. Asked
+    for one rewrite it often wrote the line back unchanged; asked for three, one was the fix (`if item in seen:`)."""
     failure = f"Running `{command}` fails:\n```\n{excerpt}\n```\n" if excerpt else f"Running `{command}` fails.\n"
+    rows = source.splitlines()
+    old = "\n".join(textwrap.dedent("\n".join(rows[unit.first - 1 : unit.last])).splitlines())
+    one = unit.first == unit.last
+    these, it, they = ("This line is", "it", "it") if one else ("These lines are", "them", "they")
     text = (
         f"{failure}"
-        f"The test calls `{call.signature()}` ({call.file}), which {call.outcome()}.\n"
-        f"{unit.file}, lines {start}-{end}:\n```python\n{listing}\n```\n"
-        f"Rewrite {unit.where} so that the test passes. Reply with the new {unit.where} only, in a ```python block."
+        f"The test calls `{call.signature()}`, which {call.outcome()}.\n"
+        f"{unit.file}:\n```python\n{listing(source, unit)}\n```\n"
+        f"{these} wrong:\n```python\n{old}\n```\n"
+        + (
+            f"Write {it} as {they} should be so that the test passes. Reply with "
+            f"{'that line' if one else 'those lines'} only, in a ```python block."
+            if versions == 1
+            else f"Write {versions} different versions of {it}, each one a possible fix, each in its own "
+            "```python block."
+        )
     )
     return [
         Message(role="system", content="You fix bugs in Python code. Reply with code only."),
         Message(role="user", content=text),
     ]
+
+
+def listing(source: str, unit: Unit) -> str:
+    """The function `unit` is in, without its docstring: its first lines, then the stretch of MAX_LISTED lines
+    that holds the unit."""
+    rows = source.splitlines()
+    node = function_at(source, unit.start)
+    doc = docstring_lines(node) if node is not None else set()
+    body = [n for n in range(unit.start, min(unit.end, len(rows)) + 1) if n not in doc]
+    # The same lines for every statement of one stretch of the function, so the requests for its statements share
+    # their beginning and the server reads it once (its prompt cache).
+    at = body.index(unit.first) if unit.first in body else 0
+    shown = body[at // MAX_LISTED * MAX_LISTED :][:MAX_LISTED]
+    head = [n for n in body[:2] if shown and n < shown[0]]
+    out = [rows[n - 1] for n in head] + (["    ..."] if head else []) + [rows[n - 1] for n in shown]
+    return textwrap.dedent("\n".join(out))
 
 
 @dataclass(frozen=True)
@@ -122,33 +151,54 @@ class Rewrite:
         return " / ".join(r.strip() for r in self.lines)
 
 
-def candidate(source: str, unit: Unit, answer: str) -> Rewrite | None:
-    """`source` with `unit` replaced by the answer's lines (re-indented to the statement's place); None when the answer
-    is no usable rewrite: not the right number of lines, the same code, or a file that no longer parses."""
-    fenced = _FENCE.search(answer)
-    lines = [r for r in (fenced.group(1) if fenced else answer).splitlines() if r.strip()]
+def candidates(source: str, unit: Unit, answer: str, most: int = 3) -> list[Rewrite]:
+    """`source` with `unit` replaced by each rewrite the answer holds (re-indented to the statement's place), at most
+    `most`: for one line, the answer's lines like it and not it (asked for several versions, or answering with the
+    statement and its body), else the answer's lines that are not the function's when they are as many as the
+    statement's. None that is the same code, or that makes a file that no longer parses."""
+    blocks = _FENCE.findall(answer) or [answer]
+    lines = [r for b in blocks for r in b.splitlines() if r.strip() and not r.strip().startswith("#")]
     if lines and all(_NUMBERED.match(r) for r in lines):
         lines = [_NUMBERED.sub("", r, count=1) for r in lines]
     rows = source.splitlines()
     old = rows[unit.first - 1 : unit.last]
-    want = len(old)
-    if len(lines) != want:
+    known = {r.strip() for r in rows[unit.start - 1 : unit.end]}  # the function's lines: copied back, not rewrites
+    if len(old) == 1 and len(lines) > 1:
+        options = [[r] for r in lines if r.strip() not in known and _like(r.strip(), old[0].strip())]
+    elif len(lines) == len(old):
+        options = [lines]
+    else:
         # The function, or the statement with its body, copied back with the change: keep the lines it changed.
-        known = {r.strip() for r in rows[unit.start - 1 : unit.end]}
-        lines = [r for r in lines if r.strip() not in known]
-        if len(lines) != want:
-            return None
+        changed = [r for r in lines if r.strip() not in known]
+        options = [changed] if len(changed) == len(old) else []
+    seen = {_tree(source)}  # the code as it is, and each rewrite's: the same code spaced or quoted otherwise is none
     indent = old[0][: len(old[0]) - len(old[0].lstrip())]
-    new = [indent + r for r in textwrap.dedent("\n".join(lines)).splitlines()]
-    if [r.split() for r in new] == [r.split() for r in old]:
-        return None
-    out = "\n".join([*rows[: unit.first - 1], *new, *rows[unit.last :]])
-    out += "\n" if source.endswith("\n") else ""
+    out: list[Rewrite] = []
+    for option in options:
+        new = [indent + r for r in textwrap.dedent("\n".join(option)).splitlines()]
+        text = "\n".join([*rows[: unit.first - 1], *new, *rows[unit.last :]]) + ("\n" if source.endswith("\n") else "")
+        tree = _tree(text)
+        if tree is not None and tree not in seen:
+            seen.add(tree)
+            out.append(Rewrite(text, tuple(new)))
+    return out[:most]
+
+
+def _like(line: str, old: str) -> bool:
+    """A rewrite of `old`, not `old` itself nor another line of the answer's code (a compound statement's header is
+    rewritten as the same kind of header: `if …:` as `if …:`, never as the `for` line above it)."""
+    keyword = old.split(maxsplit=1)[0] if old.split() else ""
+    if keyword in _HEADERS and (line.split(maxsplit=1) or [""])[0] != keyword:
+        return False
+    return line != old and difflib.SequenceMatcher(None, line, old).ratio() >= MIN_LIKE
+
+
+def _tree(source: str) -> str | None:
+    """The code's syntax tree, as text (the same code however it is spaced or quoted); None when it does not parse."""
     try:
-        ast.parse(out)
+        return ast.dump(ast.parse(source))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return Rewrite(out, tuple(new))
 
 
 def files_command(command: str) -> tuple[str, list[str]] | None:

@@ -17,7 +17,7 @@ from agent_server.llm.scripted import ScriptedProvider
 from agent_server.turn.failure_path import Call
 from agent_server.turn.fix_trials import (
     Unit,
-    candidate,
+    candidates,
     failure_excerpt,
     files_command,
     trial_command,
@@ -95,8 +95,8 @@ def test_the_lines_tried_are_the_statements_the_call_ran_in_line_order() -> None
 )
 def test_an_answer_becomes_the_file_with_that_line_rewritten(answer: str) -> None:
     unit = Unit("pkg/calc.py", 5, 5, 1, 7)
-    fix = candidate(CALC, unit, answer)
-    assert fix is not None and fix.source == CALC.replace("if x > lo:", "if x > hi:") and fix.shown == "if x > hi:"
+    [fix] = candidates(CALC, unit, answer)
+    assert fix.source == CALC.replace("if x > lo:", "if x > hi:") and fix.shown == "if x > hi:"
 
 
 @pytest.mark.parametrize(
@@ -104,12 +104,22 @@ def test_an_answer_becomes_the_file_with_that_line_rewritten(answer: str) -> Non
     [
         "if x > lo:",  # the same line
         "```python\nif x > hi\n```",  # the file would not parse
-        "```python\nif x > hi:\nif x < 0:\n```",  # two new lines for one
+        "```python\nif x > lo :\n```",  # the same code, spaced otherwise
         "The line is correct.",
     ],
 )
 def test_an_answer_that_is_no_rewrite_makes_no_candidate(answer: str) -> None:
-    assert candidate(CALC, Unit("pkg/calc.py", 5, 5, 1, 7), answer) is None
+    assert candidates(CALC, Unit("pkg/calc.py", 5, 5, 1, 7), answer) == []
+
+
+def test_several_versions_are_several_candidates_each_a_rewrite_of_the_line() -> None:
+    answer = (
+        "```python\n# Version 1\nif x >= lo:\n    return hi\n```\n```python\n# Version 2\nif x > lo:\n```\n"
+        "```python\nif x > hi:\n```\n```python\nfor x in lo:\n```\n```python\nif x>=lo :\n```"
+    )
+    found = candidates(CALC, Unit("pkg/calc.py", 5, 5, 1, 7), answer)
+    # the unchanged line, the body line, a `for` for an `if`, and the same code spaced otherwise are no candidates
+    assert [f.shown for f in found] == ["if x >= lo:", "if x > hi:"]
 
 
 def test_the_trials_run_the_named_tests_files_and_know_which_tests_were_named() -> None:
@@ -187,8 +197,9 @@ async def test_a_working_rewrite_is_written_and_ends_the_turn(tmp_path: Path) ->
     assert (ws / "pkg" / "calc.py").read_text() == CALC.replace("if x > lo:", "if x > hi:")
     assert len(provider.requests) == 3  # the three rewrites, and no turn answer after the fix
     asked = provider.requests[1].messages[-1].content
-    assert "Rewrite line 5 so that the test passes" in asked and "clamp(x=5, lo=0, hi=10)` (pkg/calc.py)" in asked
-    assert "returned `10`" in asked and "E       assert 10 == 5" in asked
+    assert "This line is wrong:\n```python\nif x > lo:\n```\nWrite it as it should be so that the test passes" in asked
+    assert "calls `clamp(x=5, lo=0, hi=10)`, which returned `10`" in asked and "E       assert 10 == 5" in asked
+    assert '"""x limited' not in asked and "    if x < lo:" in asked  # the function, without its docstring
     commands = [a.raw_input.get("command", "") for a in client.asked if isinstance(a.raw_input, dict)]
     assert commands[0].endswith(f"{CHECK} -p agent_server_trace")  # the traced run, as a card, approved
     assert "agent_server_trials.py" in commands[1] and "tests/test_calc.py" in commands[1]  # the trials, one card
@@ -205,19 +216,24 @@ async def test_a_working_rewrite_is_written_and_ends_the_turn(tmp_path: Path) ->
 
 async def test_no_working_rewrite_leaves_the_file_and_the_turn_goes_on(tmp_path: Path) -> None:
     ws = project(tmp_path)
-    provider = ScriptedProvider("if x < hi:", "if x > lo:", "return x", "I could not find it.")
+    # a rewrite of each line, then three versions of each: none works
+    answers = ["if x < hi:", "if x > lo:", "return x", "```python\nif x <= lo:\n```\n```python\nif x < 0:\n```", "", ""]
+    provider = ScriptedProvider(*answers, "I could not find it.")
     client = RecordingClient()
     async with scripted_service(ws, provider, client, agent={"edit_format": "files"}) as service:
         await run(service, client, ws, f"Running `{CHECK}` fails. Fix the bug.")
     assert (ws / "pkg" / "calc.py").read_text() == CALC
-    assert len(provider.requests) >= 4  # the turn's own request came after the three rewrites
-    assert provider.requests[3].messages[-1].content.startswith("Running `")  # the user's request, as it was
+    assert "Write 3 different versions of it" in provider.requests[3].messages[-1].content
+    assert len(provider.requests) >= 7  # the turn's own request came after the six
+    assert provider.requests[6].messages[-1].content.startswith("Running `")  # the user's request, as it was
+    trials = [r for r in client.tool_results() if "baseline: 1 of 3 tests fail" in r]
+    assert len(trials) == 2 and trials[1].endswith("3.json: 1 of 3 tests fail\nno fix")  # the rewrites, the versions
 
 
 async def test_off_or_declined_nothing_is_tried(tmp_path: Path) -> None:
     ws = project(tmp_path)
     for agent, answer in (({"fix_trials": 0}, "allow_once"), ({}, "reject_once")):
-        provider = ScriptedProvider(*["I looked."] * 6)
+        provider = ScriptedProvider(*["I looked."] * 10)
         client = RecordingClient(answer)
         async with scripted_service(ws, provider, client, agent={"edit_format": "files", **agent}) as service:
             await run(service, client, ws, f"Running `{CHECK}` fails. Fix the bug.")

@@ -23,7 +23,7 @@ from ...messages import Message, TextDelta, ToolCall
 from ...tools.sandbox import read_regular, resolve
 from ..checks import run_check
 from ..failure_path import MAX_SOURCE, Call, read_trace, traced
-from ..fix_trials import Unit, ask, candidate, failure_excerpt, files_command, trial_command, units, winner
+from ..fix_trials import Unit, ask, candidates, failure_excerpt, files_command, trial_command, units, winner
 from ..requested_check import check_to_fix
 from ..tool_step import run_tool_call
 from .guard import Guard, Verdict
@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 MAX_ANSWER_TOKENS = 96  # a line or three of code; a longer answer is the function copied back
 MAX_NESTED_FUNCTIONS = 3  # functions the failing call called, whose lines are tried after its own
 TRIAL_TIMEOUT_S = 60.0  # one run of the named tests' files
+VERSIONS = 3  # rewrites of each line asked for in the second round
+
+Planned = tuple[Call, Path, str, Unit]  # a statement to rewrite: the call that ran it, its file, that file's source
 
 
 @dataclass
@@ -70,25 +73,18 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
     found = await asyncio.to_thread(read_trace, folder / "trace.json")
     if found is None:
         return None
-    plan = await asyncio.to_thread(_plan, found[1], turn.session.roots)
+    plan = (await asyncio.to_thread(_plan, found[1], turn.session.roots))[:limit]
     excerpt = failure_excerpt(check.output)
     tried: list[Tried] = []
-    for call, path, source, unit in plan[:limit]:
-        answer = await _answer(turn, ask(command, excerpt, call, source, unit))
-        new = candidate(source, unit, answer)
-        if new is None or any(t.source == new.source for t in tried):
-            continue
-        tried.append(Tried(unit, path, new.source, new.shown))
-        await _say(turn, f"a candidate for {unit.file} {unit.where}: `{new.shown}`")
-    if not tried:
+    fix = None
+    # First a rewrite of each line, then, when none worked, three versions of each (more to generate, more to try):
+    # asked for one, the 1.5B often wrote the line at fault back unchanged.
+    for versions in (1, VERSIONS):
+        new = await _rewrites(turn, command, excerpt, plan, versions, tried)
+        if new and (fix := await _trial(turn, folder, files, tried, new)) is not None:
+            break
+    if fix is None:
         return None
-    await asyncio.to_thread(_write_trials, folder, tried, files[1])
-    timeout = TRIAL_TIMEOUT_S * (len(tried) + 1)
-    trial = await run_check(turn, trial_command(sys.executable, folder, files[0]), "trial", timeout_s=timeout)
-    won = winner(trial.output)
-    if won is None:
-        return None
-    fix = tried[int(won.split(".", 1)[0])]
     arguments = {"path": fix.unit.file, "content": fix.source}
     write = ToolCall(id=f"fix_{os.urandom(4).hex()}", name="write_file", arguments=arguments)
     result = await run_tool_call(turn, write)
@@ -103,13 +99,40 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
     return Verdict(stop="end_turn")
 
 
-def _plan(calls: list[Call], roots: list[Path]) -> list[tuple[Call, Path, str, Unit]]:
+async def _rewrites(
+    turn: Turn, command: str, excerpt: str, plan: list[Planned], versions: int, tried: list[Tried]
+) -> list[Tried]:
+    """`versions` rewrites of each planned statement asked for: the new candidates (added to `tried`)."""
+    new: list[Tried] = []
+    for call, path, source, unit in plan:
+        answer = await _answer(turn, ask(command, excerpt, call, source, unit, versions), MAX_ANSWER_TOKENS * versions)
+        for rewrite in candidates(source, unit, answer, versions):
+            if any(t.source == rewrite.source for t in tried):
+                continue
+            new.append(Tried(unit, path, rewrite.source, rewrite.shown))
+            tried.append(new[-1])
+            await _say(turn, f"a candidate for {unit.file} {unit.where}: `{rewrite.shown}`")
+    return new
+
+
+async def _trial(
+    turn: Turn, folder: Path, files: tuple[str, list[str]], tried: list[Tried], new: list[Tried]
+) -> Tried | None:
+    """Try `new` candidates against the named tests' files, one command: the first that works, or None."""
+    await asyncio.to_thread(_write_trials, folder, tried, new, files[1])
+    timeout = TRIAL_TIMEOUT_S * (len(new) + 1)
+    run = await run_check(turn, trial_command(sys.executable, folder, files[0]), "trial", timeout_s=timeout)
+    won = winner(run.output)
+    return tried[int(won.split(".", 1)[0])] if won is not None else None
+
+
+def _plan(calls: list[Call], roots: list[Path]) -> list[Planned]:
     """The lines to rewrite, in order: the failing call's own statements, then those of the calls it made."""
     entry = max((i for i, c in enumerate(calls) if c.entry), default=None)
     if entry is None:
         return []
     seen: set[tuple[str, int]] = set()
-    out: list[tuple[Call, Path, str, Unit]] = []
+    out: list[Planned] = []
     for call in [calls[entry], *calls[entry + 1 :]]:
         if (call.file, call.first_line) in seen or len(seen) > MAX_NESTED_FUNCTIONS:
             continue
@@ -123,18 +146,21 @@ def _plan(calls: list[Call], roots: list[Path]) -> list[tuple[Call, Path, str, U
     return out
 
 
-def _write_trials(folder: Path, tried: list[Tried], named: list[str]) -> None:
-    for i, t in enumerate(tried):
-        (folder / f"{i}.json").write_text(json.dumps({str(t.path.resolve()): t.source}), encoding="utf-8")
-    spec = {"named": named, "candidates": [f"{i}.json" for i in range(len(tried))], "timeout_s": TRIAL_TIMEOUT_S}
+def _write_trials(folder: Path, tried: list[Tried], new: list[Tried], named: list[str]) -> None:
+    """Each new candidate as `<its index in tried>.json`, and the spec naming them."""
+    names = []
+    for t in new:
+        names.append(f"{tried.index(t)}.json")
+        (folder / names[-1]).write_text(json.dumps({str(t.path.resolve()): t.source}), encoding="utf-8")
+    spec = {"named": named, "candidates": names, "timeout_s": TRIAL_TIMEOUT_S}
     (folder / "trials.json").write_text(json.dumps(spec), encoding="utf-8")
 
 
-async def _answer(turn: Turn, messages: list[Message]) -> str:
-    """One short answer of the turn's model, not streamed into the chat (the candidate it makes is shown instead)."""
+async def _answer(turn: Turn, messages: list[Message], max_tokens: int) -> str:
+    """One short answer of the turn's model, not streamed into the chat (the candidates it makes are shown instead)."""
     options = GenerationOptions(
         temperature=turn.settings.llm.temperature,
-        max_tokens=MAX_ANSWER_TOKENS,
+        max_tokens=max_tokens,
         num_ctx=turn.context.window,
         think=False,
     )

@@ -141,16 +141,15 @@ FEATURES: dict[str, dict[str, Any]] = {
     "files_format": {"agent": {"edit_format": "tools"}},  # tool calls instead of the measured edit format
     "lean_prompt": {"agent": {"lean_prompt": "off"}},  # the full system prompt and tool definitions
     "verify_requested": {"agent": {"verify_requested": False}},  # the test command the request names is not run
+    "fix_trials": {"agent": {"fix_trials": 0}},  # no one-line rewrites tried against the named failing test
 }
 # Features that are off by default, switched on (`--on`): the verify loop runs the task's tests when the model is done.
 EXTRAS: dict[str, dict[str, Any]] = {
     "verify": {"agent": {"verify_command": "python -m pytest -q -x -p no:cacheprovider", "verify_max": 1}},
     # no editor here: the errors an edit introduced come from the linter (issue 28's fallback for headless faces)
     "lint": {"tools": {"lint": {"python": "python -m ruff check --no-cache --output-format concise {file}"}}},
-    "resample": {"agent": {"resample_temperature": 0.7}},
-    "trace_failure": {
-        "agent": {"trace_failure": True}
-    },  # the failing test the request names, traced first  # after a file sent back unchanged, the next ask sampled
+    "resample": {"agent": {"resample_temperature": 0.7}},  # after a file sent back unchanged, the next ask sampled
+    "trace_failure": {"agent": {"trace_failure": True}},  # the failing test the request names, traced first
     "files": {"agent": {"edit_format": "files"}},  # the file format whatever was measured (`--remember` compares)
     # tool calls with the workspace indexed before the first prompt, as by a user who ran "Index workspace":
     # codebase_search and the index-backed find_definition / find_references are offered. Tool calls, because the
