@@ -105,8 +105,10 @@ async def _rewrites(
     """`versions` rewrites of each planned statement asked for: the new candidates (added to `tried`)."""
     new: list[Tried] = []
     for call, path, source, unit in plan:
-        answer = await _answer(turn, ask(command, excerpt, call, source, unit, versions), MAX_ANSWER_TOKENS * versions)
-        for rewrite in candidates(source, unit, answer, versions):
+        # (Both parse the whole file: in a thread, as a module of thousands of lines takes a while.)
+        messages = await asyncio.to_thread(ask, command, excerpt, call, source, unit, versions)
+        answer = await _answer(turn, messages, MAX_ANSWER_TOKENS * versions)
+        for rewrite in await asyncio.to_thread(candidates, source, unit, answer, versions):
             if any(t.source == rewrite.source for t in tried):
                 continue
             new.append(Tried(unit, path, rewrite.source, rewrite.shown))

@@ -42,8 +42,7 @@ def run(folder: Path, command: str, overlay: str | None, tag: str, timeout_s: fl
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             timeout=timeout_s,
-            start_new_session=True,
-        )
+        )  # (in the driver's process group: the run_command that started it stops them all on its own timeout)
         seen = json.loads(out.read_text(encoding="utf-8"))
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return None
