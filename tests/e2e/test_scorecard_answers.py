@@ -48,7 +48,9 @@ async def replay(
     ws = task.materialize(tmp_path / "ws")
     before = snapshot(ws)
     fake_llm.script(Reply.text(answer), Reply.text("Done."))
-    client = await start_server(ws, {**llm_options(fake_llm), "agent": {"editFormat": "files"}})
+    # (No one-line fix trials: the recorded answer is the reply to the turn's first request, which they would take.)
+    agent = {"editFormat": "files", "fixTrials": 0}
+    client = await start_server(ws, {**llm_options(fake_llm), "agent": agent})
     asked = answer_permissions(client, "allow_once")
     install_apply_edit(client)
     sid = await new_session(client, ws)
