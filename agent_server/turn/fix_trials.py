@@ -3,11 +3,11 @@ becomes a candidate file, and the command that tries the candidates against the 
 agent_server_trials.py`).
 
 A small model shown the function at fault re-types it with the bug in it, and asked which line is wrong it names the
-wrong one (the 1.5B on issue 37's repository tasks). Asked to rewrite one given line, it writes a different line, and
-the tests, not the model, judge which rewrite fixes the failure: the localize, sample, validate shape of Agentless
-(Xia et al., 2024), with the traced run (`failure_path.py`) as the localizer. A candidate is tried by importing its
-source in place of the file (nothing is written into the workspace until one works) and is kept only when the named
-tests pass and no test of their files that passed before fails.
+wrong one (the 1.5B on issue 37's repository tasks). Told that one given line is wrong, it writes a different line,
+often the right one; the tests, not the model, judge which rewrite fixes the failure: the localize, rewrite, validate
+shape of Agentless (Xia et al., 2024), with the traced run (`failure_path.py`) as the localizer. A candidate is tried
+by importing its source in place of the file (nothing is written into the workspace until one works) and is kept only
+when the named tests pass and no test of their files that passed before fails.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from .requested_check import unwrapped
 
 DRIVER = Path(__file__).resolve().parent / "pytest_trace" / "agent_server_trials.py"
 MAX_UNIT_LINES = 3  # a statement longer than this is not rewritten whole by a small model
-MAX_LISTED = 50  # lines of the function listed around the line asked about
+MAX_LISTED = 50  # lines of the function listed: the stretch that holds the line asked about
 MAX_FAILURE_LINES = 20  # lines of the failing test's output quoted
 MAX_CHARS = 160  # characters of a quoted output line
 MIN_LIKE = 0.5  # how alike a line must be to the one asked about to be taken as its rewrite (difflib's ratio)
