@@ -36,7 +36,7 @@ from ..errors import ContextOverflowError
 from ..llm.base import ChatRequest, GenerationOptions, ModelInfo, Provider, ToolSpec
 from ..llm.prompt_tool_mode import render_tool_prompt
 from ..llm.server_facts import is_llamacpp
-from ..messages import Message, TextDelta, Usage
+from ..messages import Message, Usage
 from ..tools.base import PAGE_CHARS, Tool
 from ..tools.kinds import PLANS, call_roles
 from ..tools.lean import lean_specs
@@ -44,6 +44,7 @@ from ..tools.planning import TaskCompletion
 from . import prompts
 from .edit_formats.registry import of as edit_format
 from .live_session import PrefixChoice
+from .model_call import text_of
 
 if TYPE_CHECKING:
     from .turn import Turn
@@ -323,15 +324,7 @@ async def summarize_with(provider: Provider, model: str, text: str, target_token
         options=GenerationOptions(temperature=0.1, max_tokens=max(64, target_tokens * 2), think=False),
         purpose="summary",
     )
-    parts: list[str] = []
-
-    async def run() -> None:
-        async for event in provider.stream_chat(request):
-            if isinstance(event, TextDelta):
-                parts.append(event.text)
-
-    await asyncio.wait_for(run(), timeout_s)
-    return "".join(parts).strip()
+    return (await asyncio.wait_for(text_of(provider, request), timeout_s)).strip()
 
 
 def as_plain_chat(messages: list[Message]) -> list[Message]:

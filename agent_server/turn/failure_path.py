@@ -12,6 +12,7 @@ Only a pytest run that names its tests (a node id, a test file, `-k`) is traced:
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 import shlex
@@ -34,8 +35,9 @@ _PYTHON = re.compile(r"python(3(\.\d+)?)?")
 _TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
 
-def traced(command: str, out: Path, root: Path, pythonpath: str | None) -> str | None:
-    """`command` with the tracer loaded (its output in `out`); None when it is not a pytest run of named tests."""
+def pytest_run(command: str) -> tuple[list[str], list[str]] | None:
+    """`command` split into what starts pytest (`uv run python -m pytest`) and pytest's own arguments; None when it
+    is not a pytest run."""
     try:
         words = shlex.split(command)
     except ValueError:
@@ -43,13 +45,20 @@ def traced(command: str, out: Path, root: Path, pythonpath: str | None) -> str |
     runner = unwrapped(words)
     program = runner[0].rsplit("/", 1)[-1] if runner else ""
     if program in ("pytest", "py.test"):
-        args = runner[1:]
+        skip = 1
     elif _PYTHON.fullmatch(program) and runner[1:3] == ["-m", "pytest"]:
-        args = runner[3:]
+        skip = 3
     else:
         return None
-    if not any("::" in a or _TEST_FILE.search(a.split("::", 1)[0]) or a == "-k" for a in args):
-        return None  # a whole suite, traced, could take many times its own run
+    head = len(words) - len(runner) + skip
+    return words[:head], words[head:]
+
+
+def traced(command: str, out: Path, root: Path, pythonpath: str | None) -> str | None:
+    """`command` with the tracer loaded (its output in `out`); None when it is not a pytest run of named tests."""
+    run = pytest_run(command)
+    if run is None or not any("::" in a or _TEST_FILE.search(a.split("::", 1)[0]) or a == "-k" for a in run[1]):
+        return None  # not pytest, or a whole suite, which traced could take many times its own run
     path = ":".join(p for p in (str(PLUGIN_DIR), pythonpath) if p)
     env = {"AGENT_SERVER_TRACE_OUT": str(out), "AGENT_SERVER_TRACE_ROOT": str(root), "PYTHONPATH": path}
     prefix = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -200,9 +209,8 @@ def _line(rows: list[str], number: int) -> str:
 
 
 def function_at(source: str, first_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parsed(source)
+    if tree is None:
         return None
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -210,6 +218,16 @@ def function_at(source: str, first_line: int) -> ast.FunctionDef | ast.AsyncFunc
             if first_line in (first, node.lineno):
                 return node
     return None
+
+
+@functools.lru_cache(maxsize=8)
+def parsed(source: str) -> ast.Module | None:
+    """`source` parsed, None when it does not parse. Cached (read, never changed, by its callers): the fix trials ask
+    about a dozen statements of one module, and a module can be thousands of lines."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

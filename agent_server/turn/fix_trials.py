@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..messages import Message
-from .failure_path import Call, docstring_lines, function_at, is_stub
-from .requested_check import unwrapped
+from .failure_path import Call, docstring_lines, function_at, is_stub, parsed, pytest_run
 
 DRIVER = Path(__file__).resolve().parent / "pytest_trace" / "agent_server_trials.py"
 MAX_UNIT_LINES = 3  # a statement longer than this is not rewritten whole by a small model
@@ -195,34 +194,26 @@ def _like(line: str, old: str) -> bool:
 
 def _tree(source: str) -> str | None:
     """The code's syntax tree, as text (the same code however it is spaced or quoted); None when it does not parse."""
-    try:
-        return ast.dump(ast.parse(source))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    tree = parsed(source)
+    return None if tree is None else ast.dump(tree)
 
 
 def files_command(command: str) -> tuple[str, list[str]] | None:
     """The test command run on the named tests' whole files, and the node ids it named (none: every test it runs
     must pass); None when `command` is not a pytest run."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
+    run = pytest_run(command)
+    if run is None:
         return None
-    runner = unwrapped(words)
-    head = len(words) - len(runner)
-    program = runner[0].rsplit("/", 1)[-1] if runner else ""
-    skip = 1 if program in ("pytest", "py.test") else 3 if runner[1:3] == ["-m", "pytest"] else 0
-    if not skip:
-        return None
+    starts, rest = run
     named: list[str] = []
     args: list[str] = []
-    for word in runner[skip:]:
+    for word in rest:
         if "::" in word and not word.startswith("-"):
             named.append(word)
             word = word.split("::", 1)[0]
         if word not in args or word.startswith("-"):
             args.append(word)
-    return shlex.join([*words[: head + skip], *args]), named
+    return shlex.join([*starts, *args]), named
 
 
 def trial_command(python: str, folder: Path, command: str) -> str:

@@ -103,3 +103,12 @@ async def call_model(
         if hold is not None and (rest := hold.close()):
             await relay.delta("text", rest)
         await relay.flush()
+
+
+async def text_of(provider: Provider, request: ChatRequest) -> str:
+    """The whole text of one answer that nobody watches stream (a summary, a candidate line): no relay, no guards."""
+    parts: list[str] = []
+    async for event in provider.stream_chat(request):
+        if isinstance(event, TextDelta):
+            parts.append(event.text)
+    return "".join(parts)

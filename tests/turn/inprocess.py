@@ -103,3 +103,15 @@ async def scripted_service(
 async def run(service: AgentService, client: RecordingClient, workspace: Path, text: str) -> str:
     session = await service.new_session(str(workspace))
     return await service.prompt(session.id, [acp.TextContent(text=text)], client)
+
+
+def python_package(tmp_path: Path, name: str, code: str, tests: str) -> Path:
+    """A workspace `ws` in `tmp_path`: the package `pkg` with the module `name` holding `code`, and `tests/test_<name>.py`
+    holding `tests`."""
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    (ws / "tests").mkdir()
+    (ws / "pkg" / "__init__.py").write_text("")
+    (ws / "pkg" / f"{name}.py").write_text(code)
+    (ws / "tests" / f"test_{name}.py").write_text(tests)
+    return ws

@@ -14,7 +14,7 @@ import pytest
 
 from agent_server.llm.scripted import ScriptedProvider
 from agent_server.turn.failure_path import read_trace, render, traced
-from tests.turn.inprocess import RecordingClient, run, scripted_service
+from tests.turn.inprocess import RecordingClient, python_package, run, scripted_service
 
 MOD = '''class Box:
     def __init__(self, items):
@@ -91,13 +91,7 @@ PYTHON = sys.executable  # an interpreter with pytest (`python -m pytest`: its n
 
 
 def project(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    (ws / "pkg").mkdir(parents=True)
-    (ws / "tests").mkdir()
-    (ws / "pkg" / "__init__.py").write_text("")
-    (ws / "pkg" / "mod.py").write_text(MOD)
-    (ws / "tests" / "test_mod.py").write_text(TESTS)
-    return ws
+    return python_package(tmp_path, "mod", MOD, TESTS)
 
 
 def trace(ws: Path, test: str) -> str:

@@ -24,7 +24,7 @@ from agent_server.turn.fix_trials import (
     units,
     winner,
 )
-from tests.turn.inprocess import RecordingClient, run, scripted_service
+from tests.turn.inprocess import RecordingClient, python_package, run, scripted_service
 
 CALC = '''def clamp(x, lo, hi):
     """x limited to lo..hi."""
@@ -62,13 +62,7 @@ CHECK = f"{PYTHON} -m pytest -q tests/test_calc.py::test_inside"
 
 
 def project(tmp_path: Path) -> Path:
-    ws = tmp_path / "ws"
-    (ws / "pkg").mkdir(parents=True)
-    (ws / "tests").mkdir()
-    (ws / "pkg" / "__init__.py").write_text("")
-    (ws / "pkg" / "calc.py").write_text(CALC)
-    (ws / "tests" / "test_calc.py").write_text(TESTS)
-    return ws
+    return python_package(tmp_path, "calc", CALC, TESTS)
 
 
 def clamp_call(lines: list[int]) -> Call:

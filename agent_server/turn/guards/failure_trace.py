@@ -7,12 +7,13 @@ import asyncio
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..checks import run_check
 from ..edit_formats.registry import of
-from ..failure_path import Told, read_trace, render, traced
+from ..failure_path import Call, read_trace, render, traced
 from ..requested_check import check_to_fix
 from .guard import Guard, Verdict
 
@@ -29,13 +30,14 @@ class FailureTrace(Guard):
             return None
         folder = Path(tempfile.mkdtemp(prefix="agent-server-trace-"))  # outside the workspace: nothing left in it
         try:
-            out = folder / "trace.json"
-            run = traced(command, out, turn.session.cwd, os.environ.get("PYTHONPATH"))
-            if run is None or (await run_check(turn, run, "trace")).exit_code in (0, None):
-                return None  # not a pytest run of named tests, declined, or the test passes now
-            told = await asyncio.to_thread(_told, out, turn.session.roots)
+            failing = await trace_failing(turn, command, folder)
         finally:
             await asyncio.to_thread(shutil.rmtree, folder, True)
+        told = (
+            None
+            if failing is None
+            else await asyncio.to_thread(render, failing.test, failing.calls, turn.session.roots)
+        )
         if told is None:
             return None
         # Last, how to answer: a small change of that file in the turn's format. Told to answer "with the change: the
@@ -44,6 +46,24 @@ class FailureTrace(Guard):
         return Verdict(nudge=f"{told.text}\n{how}".strip(), quiet=True, kind="trace")
 
 
-def _told(out: Path, roots: list[Path]) -> Told | None:
-    found = read_trace(out)
-    return render(*found, roots) if found is not None else None
+@dataclass
+class FailingRun:
+    """The named tests run once more with the tracer: what the run printed, and its first failing test's calls."""
+
+    output: str
+    test: str
+    calls: list[Call]
+
+
+async def trace_failing(turn: Turn, command: str, folder: Path) -> FailingRun | None:
+    """`command` run once more with the tracer (a run_command card, approved as any command; the trace file in
+    `folder`); None when it is not a pytest run of named tests, was declined, passes now, or left no trace."""
+    out = folder / "trace.json"
+    run = traced(command, out, turn.session.cwd, os.environ.get("PYTHONPATH"))
+    if run is None:
+        return None
+    check = await run_check(turn, run, "trace")
+    if check.exit_code in (0, None):
+        return None
+    found = await asyncio.to_thread(read_trace, out)
+    return None if found is None else FailingRun(check.output, *found)

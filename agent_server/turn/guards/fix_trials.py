@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING
 from ... import acp
 from ...errors import SandboxError
 from ...llm.base import ChatRequest, GenerationOptions
-from ...messages import Message, TextDelta, ToolCall
+from ...messages import Message, ToolCall
 from ...tools.sandbox import read_regular, resolve
 from ..checks import run_check
-from ..failure_path import MAX_SOURCE, Call, read_trace, traced
-from ..fix_trials import Unit, ask, candidates, failure_excerpt, files_command, trial_command, units, winner
+from ..failure_path import MAX_SOURCE, Call
+from ..fix_trials import Rewrite, Unit, ask, candidates, failure_excerpt, files_command, trial_command, units, winner
+from ..model_call import text_of
 from ..requested_check import check_to_fix
 from ..tool_step import run_tool_call
+from .failure_trace import trace_failing
 from .guard import Guard, Verdict
 
 if TYPE_CHECKING:
@@ -41,12 +43,11 @@ Planned = tuple[Call, Path, str, Unit]  # a statement to rewrite: the call that 
 
 @dataclass
 class Tried:
-    """A candidate that was written for the trial: which lines of which file, and the whole file it makes."""
+    """A candidate written for the trial: the statement it rewrites, in which file, and the rewrite."""
 
     unit: Unit
     path: Path
-    source: str
-    lines: str
+    rewrite: Rewrite
 
 
 class FixTrials(Guard):
@@ -64,17 +65,11 @@ class FixTrials(Guard):
 
 
 async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: Path, limit: int) -> Verdict | None:
-    run = traced(command, folder / "trace.json", turn.session.cwd, os.environ.get("PYTHONPATH"))
-    if run is None:
+    failing = await trace_failing(turn, command, folder)
+    if failing is None:
         return None
-    check = await run_check(turn, run, "trace")
-    if check.exit_code in (0, None):
-        return None  # declined, or the test passes now
-    found = await asyncio.to_thread(read_trace, folder / "trace.json")
-    if found is None:
-        return None
-    plan = (await asyncio.to_thread(_plan, found[1], turn.session.roots))[:limit]
-    excerpt = failure_excerpt(check.output)
+    plan = (await asyncio.to_thread(_plan, failing.calls, turn.session.roots))[:limit]
+    excerpt = failure_excerpt(failing.output)
     tried: list[Tried] = []
     fix = None
     # First a rewrite of each line, then, when none worked, three versions of each (more to generate, more to try):
@@ -85,14 +80,14 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
             break
     if fix is None:
         return None
-    arguments = {"path": fix.unit.file, "content": fix.source}
+    arguments = {"path": fix.unit.file, "content": fix.rewrite.source}
     write = ToolCall(id=f"fix_{os.urandom(4).hex()}", name="write_file", arguments=arguments)
     result = await run_tool_call(turn, write)
     if result.is_error or result.rejected is not None:
         return None
     text = (
-        f"The change: {fix.unit.file} {fix.unit.where} is now `{fix.lines}`. With it, `{command}` passes, and no other "
-        f"test of `{files[0]}` that passed before fails."
+        f"The change: {fix.unit.file} {fix.unit.where} is now `{fix.rewrite.shown}`. With it, `{command}` passes, "
+        f"and no other test of `{files[0]}` that passed before fails."
     )
     await turn.relay.send(acp.AgentMessageChunk(content=acp.TextContent(text=text)))
     await turn.record(Message(role="assistant", content=text))
@@ -109,9 +104,9 @@ async def _rewrites(
         messages = await asyncio.to_thread(ask, command, excerpt, call, source, unit, versions)
         answer = await _answer(turn, messages, MAX_ANSWER_TOKENS * versions)
         for rewrite in await asyncio.to_thread(candidates, source, unit, answer, versions):
-            if any(t.source == rewrite.source for t in tried):
+            if any(t.rewrite.source == rewrite.source for t in tried):
                 continue
-            new.append(Tried(unit, path, rewrite.source, rewrite.shown))
+            new.append(Tried(unit, path, rewrite))
             tried.append(new[-1])
             await _say(turn, f"a candidate for {unit.file} {unit.where}: `{rewrite.shown}`")
     return new
@@ -153,7 +148,7 @@ def _write_trials(folder: Path, tried: list[Tried], new: list[Tried], named: lis
     names = []
     for t in new:
         names.append(f"{tried.index(t)}.json")
-        (folder / names[-1]).write_text(json.dumps({str(t.path.resolve()): t.source}), encoding="utf-8")
+        (folder / names[-1]).write_text(json.dumps({str(t.path.resolve()): t.rewrite.source}), encoding="utf-8")
     spec = {"named": named, "candidates": names, "timeout_s": TRIAL_TIMEOUT_S}
     (folder / "trials.json").write_text(json.dumps(spec), encoding="utf-8")
 
@@ -166,12 +161,7 @@ async def _answer(turn: Turn, messages: list[Message], max_tokens: int) -> str:
         num_ctx=turn.context.window,
         think=False,
     )
-    request = ChatRequest(model=turn.model, messages=messages, options=options)
-    parts: list[str] = []
-    async for event in turn.provider.stream_chat(request):
-        if isinstance(event, TextDelta):
-            parts.append(event.text)
-    return "".join(parts)
+    return await text_of(turn.provider, ChatRequest(model=turn.model, messages=messages, options=options))
 
 
 async def _say(turn: Turn, text: str) -> None:
