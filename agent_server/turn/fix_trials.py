@@ -13,10 +13,14 @@ when the named tests pass and no test of their files that passed before fails.
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
+import io
+import keyword
 import re
 import shlex
 import textwrap
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +35,12 @@ MAX_CHARS = 160  # characters of a quoted output line
 MIN_LIKE = 0.5  # how alike a line must be to the one asked about to be taken as its rewrite (difflib's ratio)
 _NUMBERED = re.compile(r"^\s*(?:line\s*)?\d+\s*[:|.]?(?: |$)", re.IGNORECASE)
 _HEADERS = {"if", "elif", "while", "for", "with", "except", "async"}
+# What a rewrite may use besides the module's own names: the builtins that compute, not those that reach outside the
+# program or into it (`open`, `eval`, `__import__`, `getattr`): the candidates run before anyone approved their code.
+_SAFE_BUILTINS = {n for n in dir(builtins) if not n.startswith("_")} - {
+    "breakpoint", "compile", "copyright", "credits", "delattr", "dir", "eval", "exec", "exit", "getattr", "globals",
+    "help", "input", "license", "locals", "memoryview", "open", "quit", "setattr", "vars",
+}  # fmt: skip
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|$)", re.DOTALL)
 # Statements a one-line rewrite cannot fix, or whose rewrite says nothing (`try:`, `pass`, a nested `def`).
 _SKIPPED = (
@@ -154,7 +164,9 @@ def candidates(source: str, unit: Unit, answer: str, most: int = 3) -> list[Rewr
     """`source` with `unit` replaced by each rewrite the answer holds (re-indented to the statement's place), at most
     `most`: for one line, the answer's lines like it and not it (asked for several versions, or answering with the
     statement and its body), else the answer's lines that are not the function's when they are as many as the
-    statement's. None that is the same code, or that makes a file that no longer parses."""
+    statement's. None that is the same code, that makes a file that no longer parses, or that uses a name the module
+    does not (other than a harmless builtin): the candidates run in the tests before anyone approved their code, and a
+    one-line fix needs none."""
     blocks = _FENCE.findall(answer) or [answer]
     lines = [r for b in blocks for r in b.splitlines() if r.strip() and not r.strip().startswith("#")]
     if lines and all(_NUMBERED.match(r) for r in lines):
@@ -170,17 +182,30 @@ def candidates(source: str, unit: Unit, answer: str, most: int = 3) -> list[Rewr
         # The function, or the statement with its body, copied back with the change: keep the lines it changed.
         changed = [r for r in lines if r.strip() not in known]
         options = [changed] if len(changed) == len(old) else []
+    names = _names_in(rows) | _SAFE_BUILTINS
     seen = {_tree(source)}  # the code as it is, and each rewrite's: the same code spaced or quoted otherwise is none
     indent = old[0][: len(old[0]) - len(old[0].lstrip())]
     out: list[Rewrite] = []
     for option in options:
         new = [indent + r for r in textwrap.dedent("\n".join(option)).splitlines()]
+        if not _names_in(new) <= names:
+            continue  # a name the module never uses (`os.system`, `__import__`): no fix of a line, never run
         text = "\n".join([*rows[: unit.first - 1], *new, *rows[unit.last :]]) + ("\n" if source.endswith("\n") else "")
         tree = _tree(text)
         if tree is not None and tree not in seen:
             seen.add(tree)
             out.append(Rewrite(text, tuple(new)))
     return out[:most]
+
+
+def _names_in(lines: list[str]) -> set[str]:
+    """The names the lines use (not the words of their strings or comments); one that cannot be read, for code that
+    does not tokenize."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(textwrap.dedent("\n".join(lines)) + "\n").readline))
+    except (tokenize.TokenError, SyntaxError):
+        return {"<unreadable>"}
+    return {t.string for t in tokens if t.type == tokenize.NAME and not keyword.iskeyword(t.string)}
 
 
 def _like(line: str, old: str) -> bool:

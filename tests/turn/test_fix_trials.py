@@ -116,6 +116,24 @@ def test_several_versions_are_several_candidates_each_a_rewrite_of_the_line() ->
     assert [f.shown for f in found] == ["if x >= lo:", "if x > hi:"]
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "return __import__('os').system('touch pwned')",
+        "return open('/etc/passwd').read()",
+        "return eval(x)",
+        "import os; os.remove(lo)",
+        'return exec("x")',
+    ],
+)
+def test_a_rewrite_that_reaches_outside_the_module_is_never_a_candidate(answer: str) -> None:
+    # The candidates run in the tests before anyone approved their code: a name the module does not use, other than
+    # a builtin that only computes, is no fix of a line (a prompt-injected model's `os.system` never runs).
+    unit = Unit("pkg/calc.py", 6, 6, 1, 7)  # `return hi`
+    assert candidates(CALC, unit, answer) == []
+    assert [c.shown for c in candidates(CALC, unit, "return min(x, hi)")] == ["return min(x, hi)"]
+
+
 def test_the_trials_run_the_named_tests_files_and_know_which_tests_were_named() -> None:
     assert files_command("pytest -q tests/t.py::test_a tests/t.py::test_b") == (
         "pytest -q tests/t.py",
