@@ -189,7 +189,7 @@ def test_the_driver_keeps_the_first_candidate_that_passes_breaking_nothing(tmp_p
         "2.json: 0 of 3 tests fail",
         "fix: 2.json",
     ]
-    assert winner(output) == "2.json"
+    assert winner(output) == "2.json" and winner("fix: 2.json\nmore") is None
     assert (ws / "pkg" / "calc.py").read_text() == CALC  # tried by import, never written
 
 

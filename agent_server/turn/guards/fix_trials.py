@@ -119,8 +119,10 @@ async def _trial(
     await asyncio.to_thread(_write_trials, folder, tried, new, files[1])
     timeout = TRIAL_TIMEOUT_S * (len(new) + 1)
     run = await run_check(turn, trial_command(sys.executable, folder, files[0]), "trial", timeout_s=timeout)
+    # Only a candidate of this round counts: the command's output is the run's, and the project's code runs in it.
     won = winner(run.output)
-    return tried[int(won.split(".", 1)[0])] if won is not None else None
+    names = {f"{tried.index(t)}.json": t for t in new}
+    return names.get(won) if won is not None else None
 
 
 def _plan(calls: list[Call], roots: list[Path]) -> list[Planned]:
