@@ -114,7 +114,22 @@ def dispatch(protocol: RpcProtocol, body: bytes) -> None:
     if method is not None and has_id and not hasattr(message, "id"):
         protocol._send_data(error_message(msg_id, INVALID_REQUEST, f"Invalid Request: {method} takes no id"))
         return
+    if method is None and _gave_up_on(protocol, msg_id):
+        # The answer to a request the server cancelled (a turn stopped while its approval was open): the user's
+        # late click is no error, and pygls would raise setting the result of a cancelled future.
+        log.debug("dropping the late answer to cancelled request %r", msg_id)
+        return
     protocol.handle_message(message)
+
+
+def _gave_up_on(protocol: RpcProtocol, msg_id: Any) -> bool:
+    """True when `msg_id` is one of our requests whose future was already cancelled (popped: it waits for nothing)."""
+    futures = getattr(protocol, "_request_futures", {})
+    pending = futures.get(msg_id)
+    if pending is None or not pending.cancelled():
+        return False
+    futures.pop(msg_id, None)
+    return True
 
 
 def _is_notification(protocol: RpcProtocol, method: str) -> bool:

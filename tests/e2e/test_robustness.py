@@ -109,3 +109,37 @@ async def test_a_cancelled_tool_call_card_ends_as_failed(
     client.notify("agent/session/cancel", {"sessionId": sid})
     assert await asyncio.wait_for(fut, 5) == {"stopReason": "cancelled"}
     await client.wait_for(lambda: client.updates(sid)[-1].get("status") == "failed", 5)
+
+
+async def test_an_approval_answered_after_the_turn_was_stopped_is_dropped_quietly(
+    start_server: Start, workspace: Path, fake_llm: FakeLLMServer
+) -> None:
+    # The user stops the turn while its approval is open, then clicks Allow: the click answers a request the server
+    # gave up on. It writes nothing, logs no error, and the next turn runs as usual.
+    client = await start_server(workspace, llm_options(fake_llm))
+    sid = await new_session(client, workspace)
+    asked, stopped = asyncio.Event(), asyncio.Event()
+
+    async def late_click(params: object) -> object:
+        asked.set()
+        await stopped.wait()
+        await asyncio.sleep(0.2)  # the cancellation has reached the server's request
+        return {"outcome": {"outcome": "selected", "optionId": "allow_once"}}
+
+    client.handlers["agent/session/request_permission"] = late_click
+    fake_llm.script(Reply.tool_call("write_file", {"path": "late.txt", "content": "x"}))
+    _, fut = client.request_nowait(
+        "agent/session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "write it"}]}
+    )
+    await asyncio.wait_for(asked.wait(), 10)
+    client.notify("agent/session/cancel", {"sessionId": sid})
+    assert await asyncio.wait_for(fut, 5) == {"stopReason": "cancelled"}
+    stopped.set()
+    await asyncio.sleep(0.5)
+    fake_llm.script(Reply.text("second turn"))
+    assert await ask(client, sid, "hello again") == {"stopReason": "end_turn"}
+    assert "second turn" in client.text(sid)
+    assert not (workspace / "late.txt").exists()
+    await client.close()
+    log = await client.stderr_text()
+    assert "Traceback" not in log and "InvalidStateError" not in log, log

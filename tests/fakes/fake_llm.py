@@ -751,6 +751,13 @@ class FakeLLMServer:
         with self._lock:
             self._queue.extend(replies)
 
+    def clear_script(self) -> int:
+        """Drop the replies not sent yet; returns how many there were."""
+        with self._lock:
+            dropped = len(self._queue)
+            self._queue.clear()
+            return dropped
+
     def _next_reply(self) -> Reply:
         with self._lock:
             return self._queue.popleft() if self._queue else self.default_reply
@@ -946,6 +953,8 @@ class FakeLLMServer:
         if req.path == "/_fake/script" and isinstance(req.json, list):
             self.script(*(Reply.from_dict(d) for d in req.json))
             return await self._json(writer, 200, {"queued": self.pending})
+        if req.path == "/_fake/clear":  # a failed editor scenario's replies must not answer the next one's requests
+            return await self._json(writer, 200, {"dropped": self.clear_script()})
         return await self._json(writer, 404, {"error": "unknown control path"})
 
     async def _lmstudio(self, path: str, writer: asyncio.StreamWriter) -> bool:

@@ -8,7 +8,7 @@
 // vscode-stopped-and-waiting.png,
 // vscode-mode-picker.png, vscode-review-changes.png, vscode-restore-checkpoint.png, vscode-undo-restore.png,
 // vscode-review-diff.png, vscode-history-search.png, vscode-trust-question.png).
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -62,6 +62,19 @@ async function chatRequests(url) {
 
 /** The text of every message of one recorded chat request, joined. */
 const conversation = (request) => request.json.messages.map((m) => `${m.role}: ${m.content ?? ""}`).join("\n");
+
+/** What a failed scenario leaves to read in CI's log, where only the output survives: the LLM requests the fake got
+ * last, and the tail of the extension's "Agent Server" log (the server's own log lines among them). */
+async function explainFailure(url, userData) {
+  const r = await fetch(`${url}/_fake/requests`);
+  const last = (await r.json()).slice(-3).map((q) => `${q.method} ${q.path}${q.disconnected ? " (client went away)" : ""}`);
+  log(`the fake LLM's last requests: ${JSON.stringify(last)}`);
+  const logs = readdirSync(join(userData, "logs"), { recursive: true }).filter((f) => String(f).endsWith("Agent Server.log"));
+  for (const f of logs) {
+    const lines = readFileSync(join(userData, "logs", String(f)), "utf8").trimEnd().split("\n");
+    log(`the last lines of ${f}:\n  ${lines.slice(-25).join("\n  ")}`);
+  }
+}
 
 async function main() {
   mkdirSync(results, { recursive: true });
@@ -135,7 +148,21 @@ async function main() {
         const file = join(results, `${name.replace(/\W+/g, "-")}.png`);
         await page?.screenshot({ path: file }).catch(() => undefined);
         log(`screenshot: ${file}`);
+        await explainFailure(fake.url, ud).catch((e) => log(`(no diagnostics: ${e})`));
+        await recover().catch((e) => log(`(recovery failed: ${e})`));
       }
+    };
+    /** After a failed scenario: nothing of it may hold up the next one. A turn left running or waiting for an
+     * approval would queue every later prompt behind it, and its unsent scripted replies would answer the next
+     * scenario's requests (one failure became 32 in CI): close what is open, stop the turn, drop the replies, start
+     * a new chat. */
+    const recover = async () => {
+      for (let i = 0; i < 3; i++) await page.keyboard.press("Escape");
+      await runCommand("Agent Server: Stop").catch(() => undefined);
+      await page.keyboard.press("Escape");
+      await sleep(500); // the stopped turn's last request reaches the fake before its queue is emptied
+      await fetch(`${fake.url}/_fake/clear`, { method: "POST" });
+      await titleAction("New Chat");
     };
 
     /** A screenshot of the side bar (the chat panel) for the README, when E2E_SHOTS is set. */
@@ -932,7 +959,7 @@ async function main() {
 
     await polishScenarios({
       scenario, until, script, fake, send, turnEnded, frame: () => frame, lastAgentText, page, ws, runCommand, slowAgent: env.AGENT_E2E_SLOW_AGENT, shot,
-      slowStart: env.AGENT_E2E_SLOW, startFakeLlm: (extraArgs) => startFakeLlm(env, extraArgs),
+      slowStart: env.AGENT_E2E_SLOW, startFakeLlm: (extraArgs) => startFakeLlm(env, extraArgs), log,
       reloadChat: async () => {
         await page.reload();
         await page.waitForSelector(".monaco-workbench", { timeout: 60000 });
