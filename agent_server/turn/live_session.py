@@ -42,6 +42,9 @@ class Session:
     files_edit: bool = True  # "files" format: this turn asks for a change (else a question: no file blocks read)
     files_remove: bool = False  # "files" format: the request asks to remove something (a shorter file is no excerpt)
     named_check: str | None = None  # the test command the user's requests named last (outlives their compaction)
+    # What fix trials already tried and found no fix for: the test command and the code it ran (fix_trials guard).
+    # A follow-up ("still failing") on the same code would repeat the same minutes of rewrites for the same answer.
+    fix_trials_spent: set[str] = field(default_factory=set)
     # "Allow for this session" answers: they end with the session (in this process), unlike "always".
     approvals: InMemoryDecisionStore = field(default_factory=InMemoryDecisionStore)
     prefix: PrefixChoice | None = None

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_server import acp
 from agent_server.llm.scripted import ScriptedProvider
 from agent_server.turn.failure_path import Call
 from agent_server.turn.fix_trials import (
@@ -230,10 +231,18 @@ async def test_no_working_rewrite_leaves_the_file_and_the_turn_goes_on(tmp_path:
     ws = project(tmp_path)
     # a rewrite of each line, then three versions of each: none works
     answers = ["if x < hi:", "if x > lo:", "return x", "```python\nif x <= lo:\n```\n```python\nif x < 0:\n```", "", ""]
-    provider = ScriptedProvider(*answers, "I could not find it.")
+    provider = ScriptedProvider(*answers, "I could not find it.", "Still nothing.")
     client = RecordingClient()
     async with scripted_service(ws, provider, client, agent={"edit_format": "files"}) as service:
-        await run(service, client, ws, f"Running `{CHECK}` fails. Fix the bug.")
+        sid = (await service.new_session(str(ws))).id
+        await service.prompt(sid, [acp.TextContent(text=f"Running `{CHECK}` fails. Fix the bug.")], client)
+        # A follow-up on the same code: the same trials would cost the same minutes for the same answer.
+        await service.prompt(sid, [acp.TextContent(text="It still fails, fix it.")], client)
+    assert len(provider.requests) == 8 and provider.requests[7].messages[-1].content.startswith(
+        "It still fails, fix it."
+    )
+    thoughts = [u.content.text for u in client.updates if isinstance(u, acp.AgentThoughtChunk)]
+    assert any("tried on this code before, and none worked" in t for t in thoughts)
     assert (ws / "pkg" / "calc.py").read_text() == CALC
     assert "Write 3 different versions of it" in provider.requests[3].messages[-1].content
     assert len(provider.requests) >= 7  # the turn's own request came after the six

@@ -7,6 +7,7 @@ write_file (the diff, the approval) and ends the turn; when none works, the turn
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import shutil
@@ -69,6 +70,10 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
     if failing is None:
         return None
     plan = (await asyncio.to_thread(_plan, failing.calls, turn.session.roots))[:limit]
+    spent = _fingerprint(command, plan)
+    if spent in turn.session.fix_trials_spent:
+        await _say(turn, "the one-line fixes of these lines were tried on this code before, and none worked")
+        return None
     excerpt = failure_excerpt(failing.output)
     tried: list[Tried] = []
     fix = None
@@ -79,6 +84,7 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
         if new and (fix := await _trial(turn, folder, files, tried, new)) is not None:
             break
     if fix is None:
+        turn.session.fix_trials_spent.add(spent)
         return None
     arguments = {"path": fix.unit.file, "content": fix.rewrite.source}
     write = ToolCall(id=f"fix_{os.urandom(4).hex()}", name="write_file", arguments=arguments)
@@ -143,6 +149,18 @@ def _plan(calls: list[Call], roots: list[Path]) -> list[Planned]:
             continue
         out += [(call, path, source, unit) for unit in units(source, call)]
     return out
+
+
+def _fingerprint(command: str, plan: list[Planned]) -> str:
+    """The command and the code its failing call ran, as one digest: the same digest, the same trials."""
+    digest = hashlib.sha256(command.encode())
+    sources = {}
+    for _call, path, source, unit in plan:
+        digest.update(f"\0{path}\0{unit.where}".encode())
+        sources[path] = source
+    for path, source in sorted(sources.items()):
+        digest.update(f"\0{path}\0{source}".encode())
+    return digest.hexdigest()
 
 
 def _write_trials(folder: Path, tried: list[Tried], new: list[Tried], named: list[str]) -> None:
