@@ -2,8 +2,8 @@
 // for the model is shown in the chat, the server's progress (an index build) is seen on screen, and a prompt typed
 // while the window restores its session goes after the restored history with an answer of its own, and "Models
 // unavailable" is said once per failure of the LLM server, not at every ask for the model list.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 
 export async function polishScenarios(t) {
   const { scenario, until, script, fake, send, turnEnded, frame, lastAgentText, page, ws, runCommand, reloadChat, slowAgent, shot } = t;
@@ -49,22 +49,26 @@ export async function polishScenarios(t) {
 
   await scenario("the server's progress (an index build) is seen on screen, as a notification and in the chat", async () => {
     // A build long enough for the notification (shown once a progress lasts 1.5 s; the chat's line at once), with
-    // watchers for what appears rather than polling for it. How long a build of so many files takes depends on the
-    // machine: one that ended before the notification was due is run again with twice as many new files.
+    // watchers for what appears rather than polling for it. The files are written outside the workspace and moved
+    // in as one folder: written in place, the server's file watcher (on since the first build) indexed them before
+    // the command ran, and the build had nothing left to do. How long a build takes depends on the machine: one
+    // that showed no notification is run again with twice as many new files.
     const bulk = join(ws, "bulk");
     try {
       for (let round = 0, files = 4000; ; round++, files *= 2) {
-        const dir = join(bulk, `r${round}`);
-        mkdirSync(dir, { recursive: true });
+        const staged = join(dirname(ws), `bulk-r${round}`);
+        mkdirSync(staged, { recursive: true });
         for (let i = 0; i < files; i++) {
-          writeFileSync(join(dir, `mod${i}.py`), Array.from({ length: 12 }, (_, j) => `def f${i}_${j}(x):\n    return x + ${j}\n`).join("\n"));
+          writeFileSync(join(staged, `mod${i}.py`), Array.from({ length: 12 }, (_, j) => `def f${i}_${j}(x):\n    return x + ${j}\n`).join("\n"));
         }
-        const started = Date.now();
-        const notified = await indexWatched();
+        mkdirSync(bulk, { recursive: true });
+        renameSync(staged, join(bulk, `r${round}`));
+        const { notified, lines } = await indexWatched();
         if (notified.some((x) => x.includes("Agent Server: Indexing workspace"))) break;
-        const took = Date.now() - started;
-        if (took > 3000 || round === 2) throw new Error(`no progress notification in a build of ${took} ms: ${JSON.stringify(notified.slice(0, 5))}`);
-        log(`a build of ${files} new files took ${took} ms, too short for the notification: once more with more files`);
+        // (The time the scenario measures is mostly the palette's and the waits': it cannot tell a short build.)
+        const seen = `the chat's progress lines: ${lines.length}, the last ${JSON.stringify(lines.at(-1))}`;
+        if (round === 2) throw new Error(`no progress notification in three builds; ${seen}: ${JSON.stringify(notified.slice(0, 5))}`);
+        log(`no notification for a build of ${files} new files (${seen}): once more with twice as many`);
       }
     } finally {
       rmSync(bulk, { recursive: true, force: true });
@@ -72,7 +76,7 @@ export async function polishScenarios(t) {
   });
 
   /** Runs "Index Workspace" and checks its progress was shown in the chat and gone after; returns the texts of the
-   * notifications seen while it ran. */
+   * notifications and of the chat's progress line seen while it ran. */
   async function indexWatched() {
     const watch = (target) =>
       target.evaluate(() => {
@@ -96,7 +100,7 @@ export async function polishScenarios(t) {
     await until("the notification closed with the build", async () =>
       !(await page.$$eval(".notification-toast", (els) => els.some((e) => (e.textContent ?? "").includes("Indexing workspace")))), 10000);
     await until("the chat's line gone with the build", async () => !(await frame().isVisible("#busy")), 10000);
-    return notified;
+    return { notified, lines: inChat };
   }
 
   await scenario("a prompt typed while the window restores its session goes after the restored history, answered apart", async () => {
