@@ -18,15 +18,27 @@ def _interesting(change: Change, path: str) -> bool:
 async def watch_tree(
     root: Path,
     on_change: Callable[[Path], Awaitable[None]],
+    on_folder: Callable[[Path], Awaitable[None]],
     on_delete: Callable[[Path], Awaitable[None]],
     stop: asyncio.Event,
 ) -> None:
-    """Call `on_change`/`on_delete` for every file event under `root` until `stop` is set."""
+    """Call `on_change` for every file event under `root`, `on_folder` for a folder that appeared (moved or copied
+    in: its files bring no events of their own), `on_delete` for what is gone, until `stop` is set."""
     async for changes in awatch(root, stop_event=stop, watch_filter=_interesting, debounce=50, step=20):
         for change, raw in sorted(changes, key=lambda c: c[1]):
             path = Path(raw)
             # A file may be gone again by the time we look; its state now is what counts.
-            if change == Change.deleted or not await asyncio.to_thread(path.is_file):
-                await on_delete(path)
-            else:
+            kind = None if change == Change.deleted else await asyncio.to_thread(_kind, path)
+            if kind == "file":
                 await on_change(path)
+            elif kind == "folder":
+                if change == Change.added:  # (a folder's other events say nothing of its files)
+                    await on_folder(path)
+            else:
+                await on_delete(path)
+
+
+def _kind(path: Path) -> str | None:
+    if path.is_file():
+        return "file"
+    return "folder" if path.is_dir() and not path.is_symlink() else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,7 +25,7 @@ from .entities import analyze_request
 from .graph import SymbolGraph
 from .pool import discard_pool, shared_pool, usable_cpus, warm_pool
 from .prepare import PreparedFile, prepare_batch, prepare_data
-from .scanner import ScannedFile, Scanner
+from .scanner import ALWAYS_SKIP_DIRS, ScannedFile, Scanner
 from .search import FileHit, Hit, rank, rank_files
 from .search_context import SearchContext, build_suffix_map
 from .symbols import NamedChunk
@@ -252,9 +253,32 @@ class WorkspaceIndex:
         await asyncio.to_thread(work)
 
     async def remove_file(self, path: Path) -> None:
+        """Drop a file, or, for a folder that is gone (moved away, renamed, deleted), every file indexed under it:
+        the watcher hears of the folder alone."""
         rel = self._relative(path)
         if rel is not None:
-            await asyncio.to_thread(self._remove_paths, [rel])
+            await asyncio.to_thread(lambda: self._remove_paths([rel, *self._indexed_under(rel)]))
+
+    async def update_tree(self, folder: Path) -> None:
+        """Index the files of a folder that appeared (moved or copied in, a renamed package): the watcher hears of
+        the folder alone, not of the files it brought."""
+        rel = self._relative(folder)
+        if rel is None:
+            return
+        for path in await asyncio.to_thread(self._files_under, folder):
+            await self.update_file(path)
+
+    def _indexed_under(self, rel: str) -> list[str]:
+        # '0' follows '/': the range holds exactly the paths that start with "rel/", with no LIKE pattern to escape.
+        rows = self.db.query("SELECT path FROM files WHERE path >= ? AND path < ?", (rel + "/", rel + "0"))
+        return [str(r[0]) for r in rows]
+
+    def _files_under(self, folder: Path) -> list[Path]:
+        found = []
+        for top, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if d not in ALWAYS_SKIP_DIRS]
+            found += [Path(top) / name for name in files]
+        return found
 
     # -- search ---------------------------------------------------------------------------------------------
 
@@ -360,7 +384,7 @@ class WorkspaceIndex:
             return
         self._watch_stop = asyncio.Event()
         self._watch_task = asyncio.create_task(
-            watch_tree(self.root, self.update_file, self.remove_file, self._watch_stop)
+            watch_tree(self.root, self.update_file, self.update_tree, self.remove_file, self._watch_stop)
         )
 
     async def stop_watching(self) -> None:

@@ -230,3 +230,43 @@ async def test_a_large_build_in_worker_processes_matches_a_file_by_file_update(w
     assert (await index.search("renamed_helper"))[0].path == "mod_137.py"
     assert not [h for h in await index.search("save_record_137") if "save_record_137" in h.snippet]
     index.close()
+
+
+async def _search_until(index: WorkspaceIndex, query: str, wanted: list[str]) -> list[str]:
+    found: list[str] = []
+    for _ in range(100):
+        found = sorted({h.path for h in await index.search(query)})
+        if found == wanted:
+            break
+        await asyncio.sleep(0.1)
+    return found
+
+
+async def test_a_folder_moved_in_renamed_or_moved_out_is_followed_file_by_file(
+    fixture_repo: Path, tmp_path: Path
+) -> None:
+    # A moved folder brings one event for the folder, none for its files: a renamed package must not leave its old
+    # paths in the index, nor be missing under its new name.
+    index = WorkspaceIndex(fixture_repo, tmp_path / "i.db")
+    await index.build()
+    index.start_watching()
+    await asyncio.sleep(0.3)  # let the watcher register
+    staged = tmp_path / "plugins"
+    (staged / "deep").mkdir(parents=True)
+    (staged / "loader.py").write_text("def moved_in_loader():\n    return 1\n")
+    (staged / "deep" / "hook.py").write_text("def moved_in_hook():\n    return 2\n")
+    staged.rename(fixture_repo / "plugins")
+    moved_in = await _search_until(
+        index, "moved_in_loader moved_in_hook", ["plugins/deep/hook.py", "plugins/loader.py"]
+    )
+    (fixture_repo / "plugins").rename(fixture_repo / "extensions")
+    renamed = await _search_until(
+        index, "moved_in_loader moved_in_hook", ["extensions/deep/hook.py", "extensions/loader.py"]
+    )
+    (fixture_repo / "extensions").rename(tmp_path / "away")
+    gone = await _search_until(index, "moved_in_loader moved_in_hook", [])
+    await index.stop_watching()
+    index.close()
+    assert moved_in == ["plugins/deep/hook.py", "plugins/loader.py"]
+    assert renamed == ["extensions/deep/hook.py", "extensions/loader.py"]
+    assert gone == []

@@ -81,6 +81,8 @@ async function main() {
   const tmp = mkdtempSync(join(tmpdir(), "agent-vscode-e2e-"));
   const profile = makeProfile(tmp, {
     AGENT_SERVER_STORE__PATH: join(tmp, "agent.db"),
+    // No file watcher: an index build then does what the scenario gave it to do (the watcher has its own tests).
+    AGENT_SERVER_INDEX__WATCH: "false",
     AGENT_TEST_RUFF_PYTHON: python, // the ruff-lsp test extension's language server
     AGENT_E2E_SLOW: join(tmp, "slow-start"),
     // While the file $AGENT_E2E_SLOW_AGENT exists, a server started then loads its agent 8 s late (slow_agent/).

@@ -2,8 +2,8 @@
 // for the model is shown in the chat, the server's progress (an index build) is seen on screen, and a prompt typed
 // while the window restores its session goes after the restored history with an answer of its own, and "Models
 // unavailable" is said once per failure of the LLM server, not at every ask for the model list.
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 export async function polishScenarios(t) {
   const { scenario, until, script, fake, send, turnEnded, frame, lastAgentText, page, ws, runCommand, reloadChat, slowAgent, shot } = t;
@@ -49,20 +49,18 @@ export async function polishScenarios(t) {
 
   await scenario("the server's progress (an index build) is seen on screen, as a notification and in the chat", async () => {
     // A build long enough for the notification (shown once a progress lasts 1.5 s; the chat's line at once), with
-    // watchers for what appears rather than polling for it. The files are written outside the workspace and moved
-    // in as one folder: written in place, the server's file watcher (on since the first build) indexed them before
-    // the command ran, and the build had nothing left to do. How long a build takes depends on the machine: one
-    // that showed no notification is run again with twice as many new files.
+    // watchers for what appears rather than polling for it. (The server's file watcher is off in these scenarios:
+    // on since the first build, it indexed the new files before the command ran and left the build nothing to do.)
+    // How long a build takes depends on the machine: one that showed no notification is run again with twice as
+    // many new files.
     const bulk = join(ws, "bulk");
     try {
       for (let round = 0, files = 4000; ; round++, files *= 2) {
-        const staged = join(dirname(ws), `bulk-r${round}`);
-        mkdirSync(staged, { recursive: true });
+        const dir = join(bulk, `r${round}`);
+        mkdirSync(dir, { recursive: true });
         for (let i = 0; i < files; i++) {
-          writeFileSync(join(staged, `mod${i}.py`), Array.from({ length: 12 }, (_, j) => `def f${i}_${j}(x):\n    return x + ${j}\n`).join("\n"));
+          writeFileSync(join(dir, `mod${i}.py`), Array.from({ length: 12 }, (_, j) => `def f${i}_${j}(x):\n    return x + ${j}\n`).join("\n"));
         }
-        mkdirSync(bulk, { recursive: true });
-        renameSync(staged, join(bulk, `r${round}`));
         const { notified, lines } = await indexWatched();
         if (notified.some((x) => x.includes("Agent Server: Indexing workspace"))) break;
         // (The time the scenario measures is mostly the palette's and the waits': it cannot tell a short build.)
