@@ -95,9 +95,10 @@ class Scanner:
                 return None
         return None if self._ignored(rel, is_dir=False) else rel
 
-    def walk(self) -> Iterator[ScannedFile]:
-        """Every indexable file (size-filtered; binary content is checked when the file is read)."""
-        stack = [""]
+    def walk(self, under: str = "") -> Iterator[ScannedFile]:
+        """Every indexable file (size-filtered; binary content is checked when the file is read), of the workspace or
+        of its folder `under` (workspace-relative; whether that folder itself is ignored is `accepts`'s to say)."""
+        stack = [under]
         while stack:
             rel_dir = stack.pop()
             try:

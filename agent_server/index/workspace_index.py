@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -25,7 +24,7 @@ from .entities import analyze_request
 from .graph import SymbolGraph
 from .pool import discard_pool, shared_pool, usable_cpus, warm_pool
 from .prepare import PreparedFile, prepare_batch, prepare_data
-from .scanner import ALWAYS_SKIP_DIRS, ScannedFile, Scanner
+from .scanner import ScannedFile, Scanner
 from .search import FileHit, Hit, rank, rank_files
 from .search_context import SearchContext, build_suffix_map
 from .symbols import NamedChunk
@@ -265,20 +264,13 @@ class WorkspaceIndex:
         rel = self._relative(folder)
         if rel is None:
             return
-        for path in await asyncio.to_thread(self._files_under, folder):
-            await self.update_file(path)
+        for found in await asyncio.to_thread(lambda: list(self.scanner.walk(rel))):
+            await self.update_file(self.root / found.path)  # (which asks `accepts`: the folder may be ignored)
 
     def _indexed_under(self, rel: str) -> list[str]:
         # '0' follows '/': the range holds exactly the paths that start with "rel/", with no LIKE pattern to escape.
         rows = self.db.query("SELECT path FROM files WHERE path >= ? AND path < ?", (rel + "/", rel + "0"))
         return [str(r[0]) for r in rows]
-
-    def _files_under(self, folder: Path) -> list[Path]:
-        found = []
-        for top, dirs, files in os.walk(folder):
-            dirs[:] = [d for d in dirs if d not in ALWAYS_SKIP_DIRS]
-            found += [Path(top) / name for name in files]
-        return found
 
     # -- search ---------------------------------------------------------------------------------------------
 

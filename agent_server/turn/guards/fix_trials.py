@@ -70,7 +70,7 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
     if failing is None:
         return None
     plan = (await asyncio.to_thread(_plan, failing.calls, turn.session.roots))[:limit]
-    spent = _fingerprint(command, plan)
+    spent = await asyncio.to_thread(_fingerprint, command, plan)  # (modules of thousands of lines: off the loop)
     if spent in turn.session.fix_trials_spent:
         await _say(turn, "the one-line fixes of these lines were tried on this code before, and none worked")
         return None
