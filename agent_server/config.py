@@ -203,6 +203,11 @@ class AgentConfig(Section):
     test ran are each rewritten by the model before its first answer, and the rewrites are tried against the tests
     without writing them (one command, under the same approval rules); the first that makes the named tests pass,
     failing no test of their files that passed before, is proposed as the turn's edit. 0 turns it off."""
+    fix_mutants: int = Field(default=100, ge=0, le=400)
+    """With fix_trials, when no rewrite by the model worked: up to this many one-token variants of the same lines
+    (a comparison one step stricter or looser, a bound off by one, a negation added or dropped, `and`/`or`,
+    `min`/`max`, two arguments swapped, another variable of the function) go through the same trials. 0 turns
+    them off."""
     resample_temperature: float = Field(default=0.0, ge=0, le=2)
     """After the model sent a file back unchanged, the next request is sampled at least this hot (greedy decoding
     would repeat it); 0 (the default: measured, it finished no more tasks) turns it off."""

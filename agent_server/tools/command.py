@@ -135,12 +135,15 @@ async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subpro
         raise
 
 
+MAX_TIMEOUT_S = 3600.0  # the longest a command may be given
+
+
 class RunCommandArgs(ToolArgs):
     command: str
     """The shell command line."""
     cwd: str | None = None
     """Folder to run in, relative to the workspace (default: root)."""
-    timeout_s: float | None = Field(default=None, gt=0, le=3600)
+    timeout_s: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT_S)
     """Seconds before the command is stopped."""
 
 

@@ -7,6 +7,7 @@ that makes the named test pass, breaking no other test, is written through write
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -200,6 +201,30 @@ def test_no_candidate_works_no_fix(tmp_path: Path) -> None:
     assert output.splitlines()[-1] == "no fix" and winner(output) is None
 
 
+def test_a_candidate_that_loops_is_stopped_soon_with_its_tests_and_the_next_one_tried(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    loops = "    while x == x:\n        pass\n    if x < lo:"
+    output = trials(ws, tmp_path / "trials", [("    if x < lo:", loops), ("if x > lo:", "if x > hi:")], [])
+    rows = output.splitlines()
+    assert rows[2:] == ["1.json: 0 of 3 tests fail", "fix: 1.json"]
+    # given five times the baseline's run (ten seconds at least), not the minute a whole run may take
+    given = re.fullmatch(r"0\.json: the run made no report \(or took over (\d+) s\)", rows[1])
+    assert given is not None and 10 <= int(given[1]) < 60
+    assert not running_with(str(tmp_path / "trials" / "0.json"))  # its pytest (the shell's child) stopped with it
+
+
+def running_with(value: str) -> list[int]:
+    """The processes whose environment holds `value`."""
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if value.encode() in environ.read_bytes():
+                found.append(int(environ.parent.name))
+        except OSError:
+            continue
+    return found
+
+
 async def test_a_working_rewrite_is_written_and_ends_the_turn(tmp_path: Path) -> None:
     ws = project(tmp_path)
     # The lines test_inside ran in clamp: 3 (`if x < lo:`), 5 (`if x > lo:`), 6 (`return hi`), each asked in turn.
@@ -233,7 +258,8 @@ async def test_no_working_rewrite_leaves_the_file_and_the_turn_goes_on(tmp_path:
     answers = ["if x < hi:", "if x > lo:", "return x", "```python\nif x <= lo:\n```\n```python\nif x < 0:\n```", "", ""]
     provider = ScriptedProvider(*answers, "I could not find it.", "Still nothing.")
     client = RecordingClient()
-    async with scripted_service(ws, provider, client, agent={"edit_format": "files"}) as service:
+    agent = {"edit_format": "files", "fix_mutants": 0}  # (a one-token variant would fix it: the test below)
+    async with scripted_service(ws, provider, client, agent=agent) as service:
         sid = (await service.new_session(str(ws))).id
         await service.prompt(sid, [acp.TextContent(text=f"Running `{CHECK}` fails. Fix the bug.")], client)
         # A follow-up on the same code: the same trials would cost the same minutes for the same answer.
@@ -249,6 +275,22 @@ async def test_no_working_rewrite_leaves_the_file_and_the_turn_goes_on(tmp_path:
     assert provider.requests[6].messages[-1].content.startswith("Running `")  # the user's request, as it was
     trials = [r for r in client.tool_results() if "baseline: 1 of 3 tests fail" in r]
     assert len(trials) == 2 and trials[1].endswith("3.json: 1 of 3 tests fail\nno fix")  # the rewrites, the versions
+
+
+async def test_when_no_rewrite_works_a_one_token_variant_of_the_lines_can(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    # The model rewrites each line wrongly; `if x > lo:` with `hi` for `lo` is among the lines' variants.
+    provider = ScriptedProvider("if x < hi:", "if x > 0:", "return x", "Never asked.")
+    client = RecordingClient()
+    async with scripted_service(ws, provider, client, agent={"edit_format": "files"}) as service:
+        assert await run(service, client, ws, f"Running `{CHECK}` fails. Fix the bug.") == "end_turn"
+    assert (ws / "pkg" / "calc.py").read_text() == CALC.replace("if x > lo:", "if x > hi:")
+    assert len(provider.requests) == 3  # the model's three rewrites, then no versions round and no turn answer
+    thoughts = [u.content.text for u in client.updates if isinstance(u, acp.AgentThoughtChunk)]
+    assert any("one-token variants of those lines" in t for t in thoughts)
+    trials = [r for r in client.tool_results() if "baseline: 1 of 3 tests fail" in r]
+    assert len(trials) == 2 and trials[1].endswith("0 of 3 tests fail\nfix: " + trials[1].rsplit("fix: ", 1)[1])
+    assert "pkg/calc.py line 5 is now `if x > hi:`" in client.text()
 
 
 async def test_off_or_declined_nothing_is_tried(tmp_path: Path) -> None:

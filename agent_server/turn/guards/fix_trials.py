@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,9 +22,11 @@ from ... import acp
 from ...errors import SandboxError
 from ...llm.base import ChatRequest, GenerationOptions
 from ...messages import Message, ToolCall
+from ...tools.command import MAX_TIMEOUT_S
 from ...tools.sandbox import read_regular, resolve
 from ..checks import run_check
 from ..failure_path import MAX_SOURCE, Call
+from ..fix_mutants import mutants
 from ..fix_trials import Rewrite, Unit, ask, candidates, failure_excerpt, files_command, trial_command, units, winner
 from ..model_call import text_of
 from ..requested_check import check_to_fix
@@ -77,10 +80,16 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
     excerpt = failure_excerpt(failing.output)
     tried: list[Tried] = []
     fix = None
-    # First a rewrite of each line, then, when none worked, three versions of each (more to generate, more to try):
-    # asked for one, the 1.5B often wrote the line at fault back unchanged.
-    for versions in (1, VERSIONS):
-        new = await _rewrites(turn, command, excerpt, plan, versions, tried)
+    # First a rewrite of each line; when none worked, the lines' one-token variants (no model time, a second or so of
+    # tests each); then three rewrites of each line (more to generate, more to try): asked for one, the 1.5B often
+    # wrote the line at fault back unchanged.
+    rounds: list[Callable[[], Awaitable[list[Tried]]]] = [
+        lambda: _rewrites(turn, command, excerpt, plan, 1, tried),
+        lambda: _mutants(turn, plan, tried),
+        lambda: _rewrites(turn, command, excerpt, plan, VERSIONS, tried),
+    ]
+    for round_ in rounds:
+        new = await round_()
         if new and (fix := await _trial(turn, folder, files, tried, new)) is not None:
             break
     if fix is None:
@@ -118,12 +127,28 @@ async def _rewrites(
     return new
 
 
+async def _mutants(turn: Turn, plan: list[Planned], tried: list[Tried]) -> list[Tried]:
+    """The planned lines' one-token variants not tried yet (`fix_mutants.py`): every line's operator edits first,
+    then their swapped variables, then their negated tests, at most `agent.fix_mutants` in all."""
+    limit = turn.settings.agent.fix_mutants
+    if not limit:
+        return []
+    made = await asyncio.to_thread(lambda: [(path, unit, mutants(source, unit)) for _c, path, source, unit in plan])
+    ordered = [Tried(u, p, r) for tier in range(3) for p, u, variants in made for r in variants[tier]]
+    known = {t.rewrite.source for t in tried}
+    new = [t for t in ordered if t.rewrite.source not in known][:limit]
+    tried += new
+    if new:
+        await _say(turn, f"{len(new)} one-token variants of those lines (comparisons, bounds, negations, names)")
+    return new
+
+
 async def _trial(
     turn: Turn, folder: Path, files: tuple[str, list[str]], tried: list[Tried], new: list[Tried]
 ) -> Tried | None:
     """Try `new` candidates against the named tests' files, one command: the first that works, or None."""
     await asyncio.to_thread(_write_trials, folder, tried, new, files[1])
-    timeout = TRIAL_TIMEOUT_S * (len(new) + 1)
+    timeout = min(TRIAL_TIMEOUT_S * (len(new) + 1), MAX_TIMEOUT_S)  # (a hundred variants: a run_command's longest)
     run = await run_check(turn, trial_command(sys.executable, folder, files[0]), "trial", timeout_s=timeout)
     # Only a candidate of this round counts: the command's output is the run's, and the project's code runs in it.
     won = winner(run.output)

@@ -5,20 +5,26 @@ first that works: `python agent_server_trials.py <folder> -- <test command>`.
 request gave them: node ids, or none for "every test the command runs") and the candidates, each a JSON file
 `{real path: source}` in that folder. The test command runs once as it is (the baseline), then once per candidate
 with that source imported in place of the file (the pytest plugin beside this file, AGENT_SERVER_OVERLAY), each
-test's outcome written by the plugin (AGENT_SERVER_OUTCOMES). A candidate works when every named test passes and
+test's outcome written by the plugin (AGENT_SERVER_OUTCOMES); a candidate's run is given five times the baseline's
+time (ten seconds at least), so that one that loops costs little. A candidate works when every named test passes and
 no test fails that passed in the baseline. The last line printed is `fix: <candidate file>` or `no fix`.
 Standalone (the standard library only): agent-server runs it as a command the user sees and approves.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 PLUGIN = "agent_server_trace"
+MIN_CANDIDATE_S = 10.0  # the least a candidate's run is given
+SLOWER = 5.0  # how many times the baseline's time a candidate's run is given
 
 
 def run(folder: Path, command: str, overlay: str | None, tag: str, timeout_s: float) -> dict[str, str] | None:
@@ -35,18 +41,46 @@ def run(folder: Path, command: str, overlay: str | None, tag: str, timeout_s: fl
     else:
         env.pop("AGENT_SERVER_OVERLAY", None)
     try:
-        subprocess.run(
+        # Its own process group, so that a run stopped at its time takes the tests the shell started with it (the
+        # shell alone would leave them running); the driver's SIGTERM handler stops the current one's group too.
+        child = subprocess.Popen(
             f"{command} -p {PLUGIN}",
             shell=True,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            timeout=timeout_s,
-        )  # (in the driver's process group: the run_command that started it stops them all on its own timeout)
+            process_group=0,
+        )
+    except OSError:
+        return None
+    _running[:] = [child]
+    try:
+        child.wait(timeout=timeout_s)
         seen = json.loads(out.read_text(encoding="utf-8"))
     except (OSError, ValueError, subprocess.TimeoutExpired):
         return None
+    finally:
+        _stop(child)
+        _running.clear()
     return {str(k): str(v) for k, v in seen.items()} if isinstance(seen, dict) else None
+
+
+_running: list[subprocess.Popen[bytes]] = []
+
+
+def _stop(child: subprocess.Popen[bytes]) -> None:
+    """The run's whole process group killed (whatever of it is left), and the run reaped."""
+    with contextlib.suppress(OSError):
+        os.killpg(child.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        child.wait(timeout=5)
+
+
+def _on_term(signum: int, frame: object) -> None:
+    """Stopped (the run_command's timeout, a cancelled turn): the current run's group with it."""
+    for child in list(_running):
+        _stop(child)
+    sys.exit(128 + signum)
 
 
 def is_named(nodeid: str, named: list[str]) -> bool:
@@ -80,16 +114,21 @@ def main(argv: list[str]) -> int:
     spec = json.loads((folder / "trials.json").read_text(encoding="utf-8"))
     named = [str(n) for n in spec.get("named", [])]
     timeout_s = float(spec.get("timeout_s", 120))
+    signal.signal(signal.SIGTERM, _on_term)
+    started = time.monotonic()
     baseline = run(folder, command, None, "baseline", timeout_s)
     if baseline is None:
         print("the test command made no report: no trial run")
         print("no fix")
         return 1
+    # A candidate that makes the tests loop (a negated `while`) is stopped long before the limit of a whole run:
+    # a hundred of them must not cost a minute each.
+    each_s = min(timeout_s, max(MIN_CANDIDATE_S, SLOWER * (time.monotonic() - started)))
     print(f"baseline: {sum(v == 'failed' for v in baseline.values())} of {len(baseline)} tests fail")
     for i, candidate in enumerate(spec.get("candidates", [])):
-        trial = run(folder, command, str(candidate), str(i), timeout_s)
+        trial = run(folder, command, str(candidate), str(i), each_s)
         if trial is None:
-            print(f"{candidate}: the run made no report")
+            print(f"{candidate}: the run made no report (or took over {each_s:.0f} s)")
             continue
         failed = sum(v == "failed" for v in trial.values())
         print(f"{candidate}: {failed} of {len(trial)} tests fail")

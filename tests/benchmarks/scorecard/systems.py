@@ -142,6 +142,7 @@ FEATURES: dict[str, dict[str, Any]] = {
     "lean_prompt": {"agent": {"lean_prompt": "off"}},  # the full system prompt and tool definitions
     "verify_requested": {"agent": {"verify_requested": False}},  # the test command the request names is not run
     "fix_trials": {"agent": {"fix_trials": 0}},  # no one-line rewrites tried against the named failing test
+    "fix_mutants": {"agent": {"fix_mutants": 0}},  # the trials without the lines' one-token variants
 }
 # Features that are off by default, switched on (`--on`): the verify loop runs the task's tests when the model is done.
 EXTRAS: dict[str, dict[str, Any]] = {
