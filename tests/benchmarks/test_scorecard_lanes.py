@@ -1,7 +1,8 @@
 """The scorecard's lanes and what it reports (issue 37): every run says what ran it (versions, command lines, date,
 machine) and draws its chart; agent-server's headless face is a lane of its own; a turn that leaves more tests
 failing counts as damaged; tokens and time are reported per solved task; a peer is stopped whole at the time limit;
-`--model 0.5b|1.5b` finds the catalogue's model; a fixed third of every task family is held out.
+`--model 0.5b|1.5b` finds the catalogue's model; a fixed part of every task family is held out (a third; the
+repository tasks more: the six added after the fix trials' tuning are all held out).
 
 The peers themselves (aider, mini-swe-agent, agent-mini, OpenCode) run against a real model in the real_llm lane
 (tests/real_llm/test_scorecard_lanes.py): they install from the package registries on first use.
@@ -125,13 +126,15 @@ def test_model_names_of_the_catalogue_lead_to_its_cached_file(tmp_path: Path, mo
     assert catalogue_entry("qwen3:8b") is None  # any other name is sent to a server as it is
 
 
-def test_a_fixed_third_of_every_family_is_held_out() -> None:
+def test_a_fixed_part_of_every_family_is_held_out() -> None:
     tasks = all_tasks()
     specs = [t["name"] for t in load_specs()["tasks"]]
     for family in ("exercise", "hard", "workspace", "repo"):
         members = specs if family == "repo" else [t.name for t in tasks if t.family == family]
         held = HELD_OUT[family]
-        assert set(held) <= set(members) and len(held) == -(-len(members) // 3), family
+        # the repository family holds out more than a third: a third of its first 17 tasks (6), and all 6 added later
+        share = 12 if family == "repo" else -(-len(members) // 3)
+        assert set(held) <= set(members) and len(held) == share, family
         assert not set(held) & set(TUNED), family  # what was tuned on is never the held-out part
     heldout = {t.name for t in select(None, kinds={"exercise", "hard", "workspace"}, split="heldout")}
     tune = {t.name for t in select(None, kinds={"exercise", "hard", "workspace"}, split="tune")}

@@ -24,7 +24,9 @@ SMOKE = ["leap", "isogram", "temperature", "queue", "reverse-string"]
 TUNED = ("leap", "isogram", "hamming", "pangram", "raindrops", "reverse-string", "two-fer", "temperature", "config",
          "queue", "armstrong-numbers")  # fmt: skip
 # The held-out third of every family (a third of its tasks, rounded up, spread evenly over its names in order,
-# none of TUNED), fixed here so that adding a task never moves another between the parts. Nobody tunes agent-server
+# none of TUNED), fixed here so that adding a task never moves another between the parts. The repository family
+# holds out more: a third of its first 17 tasks, and the 6 added on 29 Nov 2026 (cachetools … xmltodict), written by
+# someone who had not seen agent-server's fix trials and kept from its engineer until they had been run. Nobody tunes agent-server
 # (prompts, recoveries, the reading of answers) on these; they are run to check that what was tuned on the rest
 # holds (`--split heldout`).
 # fmt: off
@@ -45,7 +47,9 @@ HELD_OUT: dict[str, tuple[str, ...]] = {
     ),
     "repo": (
         "boltons-bytes2human", "boltons-first-default", "boltons-rstrip", "inflection-underscore",
-        "tabulate-multiline-width", "toolz-take-nth",
+        "tabulate-multiline-width", "toolz-take-nth", "cachetools-lfu", "isodate-duration-sub",
+        "moreitertools-running-mean", "pathspec-gitignore-pattern", "webcolors-legacy-color",
+        "xmltodict-unparse-pretty",
     ),
 }
 # fmt: on
