@@ -241,9 +241,13 @@ def files_command(command: str) -> tuple[str, list[str]] | None:
     return shlex.join([*starts, *args]), named
 
 
-def trial_command(python: str, folder: Path, command: str) -> str:
-    """The command the user sees and approves: the driver, its folder, the test command it runs for each candidate."""
-    return f"{shlex.quote(python)} {shlex.quote(str(DRIVER))} {shlex.quote(str(folder))} -- {shlex.quote(command)}"
+def trial_command(python: str, folder: Path, command: str, first: str | None = None) -> str:
+    """The command the user sees and approves: the driver, its folder, the test command it runs for each candidate
+    (and `first`, the named tests' own command, run before it: a candidate that fails them is not run further)."""
+    head = f"{shlex.quote(python)} {shlex.quote(str(DRIVER))} {shlex.quote(str(folder))}"
+    if first is not None:
+        head += f" --first {shlex.quote(first)}"
+    return f"{head} -- {shlex.quote(command)}"
 
 
 def winner(output: str) -> str | None:

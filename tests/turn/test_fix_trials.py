@@ -158,7 +158,7 @@ def test_the_failure_excerpt_keeps_what_failed() -> None:
     )
 
 
-def trials(ws: Path, folder: Path, rewrites: list[tuple[str, str]], named: list[str]) -> str:
+def trials(ws: Path, folder: Path, rewrites: list[tuple[str, str]], named: list[str], first: str | None = None) -> str:
     """The driver's output for candidates made by replacing `old` with `new` in pkg/calc.py, as the guard runs it."""
     folder.mkdir()
     real = str((ws / "pkg" / "calc.py").resolve())
@@ -166,7 +166,7 @@ def trials(ws: Path, folder: Path, rewrites: list[tuple[str, str]], named: list[
         (folder / f"{i}.json").write_text(json.dumps({real: CALC.replace(old, new)}))
     spec = {"named": named, "candidates": [f"{i}.json" for i in range(len(rewrites))], "timeout_s": 60}
     (folder / "trials.json").write_text(json.dumps(spec))
-    command = trial_command(PYTHON, folder, f"{PYTHON} -m pytest -q tests/test_calc.py")
+    command = trial_command(PYTHON, folder, f"{PYTHON} -m pytest -q tests/test_calc.py", first)
     done = subprocess.run(command, shell=True, cwd=ws, capture_output=True, text=True, timeout=300, check=False)
     return done.stdout
 
@@ -193,6 +193,19 @@ def test_the_driver_keeps_the_first_candidate_that_passes_breaking_nothing(tmp_p
     ]
     assert winner(output) == "2.json" and winner("fix: 2.json\nmore") is None
     assert (ws / "pkg" / "calc.py").read_text() == CALC  # tried by import, never written
+
+
+def test_with_the_named_tests_first_only_a_candidate_that_passes_them_runs_the_files(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    rewrites = [("if x > lo:", "if x > 0:"), ("return hi", "return x"), ("if x > lo:", "if x > hi:")]
+    output = trials(ws, tmp_path / "trials", rewrites, ["tests/test_calc.py::test_inside"], first=CHECK)
+    assert output.splitlines() == [
+        "baseline: 1 of 3 tests fail",
+        "0.json: 1 of 1 named tests fail",
+        "1.json: 1 of 3 tests fail",  # test_inside passes alone: the files run, and test_high, passing before, fails
+        "2.json: 0 of 3 tests fail",
+        "fix: 2.json",
+    ]
 
 
 def test_no_candidate_works_no_fix(tmp_path: Path) -> None:
@@ -274,7 +287,8 @@ async def test_no_working_rewrite_leaves_the_file_and_the_turn_goes_on(tmp_path:
     assert len(provider.requests) >= 7  # the turn's own request came after the six
     assert provider.requests[6].messages[-1].content.startswith("Running `")  # the user's request, as it was
     trials = [r for r in client.tool_results() if "baseline: 1 of 3 tests fail" in r]
-    assert len(trials) == 2 and trials[1].endswith("3.json: 1 of 3 tests fail\nno fix")  # the rewrites, the versions
+    # the rewrites, then the versions, each run with the named test alone first
+    assert len(trials) == 2 and trials[1].endswith("3.json: 1 of 1 named tests fail\nno fix")
 
 
 async def test_when_no_rewrite_works_a_one_token_variant_of_the_lines_can(tmp_path: Path) -> None:

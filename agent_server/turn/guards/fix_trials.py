@@ -90,7 +90,7 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
     ]
     for round_ in rounds:
         new = await round_()
-        if new and (fix := await _trial(turn, folder, files, tried, new)) is not None:
+        if new and (fix := await _trial(turn, folder, command, files, tried, new)) is not None:
             break
     if fix is None:
         turn.session.fix_trials_spent.add(spent)
@@ -144,12 +144,13 @@ async def _mutants(turn: Turn, plan: list[Planned], tried: list[Tried]) -> list[
 
 
 async def _trial(
-    turn: Turn, folder: Path, files: tuple[str, list[str]], tried: list[Tried], new: list[Tried]
+    turn: Turn, folder: Path, command: str, files: tuple[str, list[str]], tried: list[Tried], new: list[Tried]
 ) -> Tried | None:
     """Try `new` candidates against the named tests' files, one command: the first that works, or None."""
     await asyncio.to_thread(_write_trials, folder, tried, new, files[1])
     timeout = min(TRIAL_TIMEOUT_S * (len(new) + 1), MAX_TIMEOUT_S)  # (a hundred variants: a run_command's longest)
-    run = await run_check(turn, trial_command(sys.executable, folder, files[0]), "trial", timeout_s=timeout)
+    first = command if files[1] else None  # node ids named: those alone first, the files only for who passes them
+    run = await run_check(turn, trial_command(sys.executable, folder, files[0], first), "trial", timeout_s=timeout)
     # Only a candidate of this round counts: the command's output is the run's, and the project's code runs in it.
     won = winner(run.output)
     names = {f"{tried.index(t)}.json": t for t in new}

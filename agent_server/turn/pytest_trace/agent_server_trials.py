@@ -1,14 +1,15 @@
-"""Tries candidate fixes of one file against the tests, without writing any into the workspace, and stops at the
-first that works: `python agent_server_trials.py <folder> -- <test command>`.
+"""Tries candidate fixes of one file against the tests, without writing any into the workspace, and stops at the first
+that works: `python agent_server_trials.py <folder> [--first <named tests command>] -- <test command>`.
 
 `<folder>/trials.json` (written by agent-server's `fix_trials.py`) names the tests that must pass (`named`, as the
-request gave them: node ids, or none for "every test the command runs") and the candidates, each a JSON file
-`{real path: source}` in that folder. The test command runs once as it is (the baseline), then once per candidate
-with that source imported in place of the file (the pytest plugin beside this file, AGENT_SERVER_OVERLAY), each
-test's outcome written by the plugin (AGENT_SERVER_OUTCOMES); a candidate's run is given five times the baseline's
-time (ten seconds at least), so that one that loops costs little. A candidate works when every named test passes and
-no test fails that passed in the baseline. The last line printed is `fix: <candidate file>` or `no fix`.
-Standalone (the standard library only): agent-server runs it as a command the user sees and approves.
+request gave them: node ids, or none for "every test the command runs") and the candidates, each a JSON file `{real
+path: source}` in that folder. The test command runs once as it is (the baseline), then once per candidate with that
+source imported in place of the file (the pytest plugin beside this file, AGENT_SERVER_OVERLAY), each test's outcome
+written by the plugin (AGENT_SERVER_OUTCOMES); a candidate's run is given five times the baseline's time (ten seconds at
+least), so that one that loops costs little. With `--first`, a candidate runs the named tests alone first (the request's
+own command) and the whole files only when they pass. A candidate works when every named test passes and no test fails
+that passed in the baseline. The last line printed is `fix: <candidate file>` or `no fix`. Standalone (the standard
+library only): agent-server runs it as a command the user sees and approves.
 """
 
 from __future__ import annotations
@@ -107,8 +108,13 @@ def works(baseline: dict[str, str], trial: dict[str, str], named: list[str]) -> 
 
 
 def main(argv: list[str]) -> int:
+    first = None
+    if len(argv) > 3 and argv[1] == "--first":
+        first, argv = argv[2], [argv[0], *argv[3:]]
     if len(argv) < 3 or argv[1] != "--":
-        print("usage: agent_server_trials.py <folder> -- <test command>", file=sys.stderr)
+        print(
+            "usage: agent_server_trials.py <folder> [--first <named tests command>] -- <test command>", file=sys.stderr
+        )
         return 2
     folder, command = Path(argv[0]), " ".join(argv[2:])
     spec = json.loads((folder / "trials.json").read_text(encoding="utf-8"))
@@ -126,17 +132,27 @@ def main(argv: list[str]) -> int:
     each_s = min(timeout_s, max(MIN_CANDIDATE_S, SLOWER * (time.monotonic() - started)))
     print(f"baseline: {sum(v == 'failed' for v in baseline.values())} of {len(baseline)} tests fail")
     for i, candidate in enumerate(spec.get("candidates", [])):
+        if first is not None and named:
+            # The named tests alone first: most candidates fail them, in a fraction of the files' run.
+            quick = run(folder, first, str(candidate), f"{i}-named", each_s)
+            if quick is None or not works({}, quick, named):
+                failed = "the run made no report" if quick is None else _count(quick, "named tests fail")
+                print(f"{candidate}: {failed}")
+                continue
         trial = run(folder, command, str(candidate), str(i), each_s)
         if trial is None:
             print(f"{candidate}: the run made no report (or took over {each_s:.0f} s)")
             continue
-        failed = sum(v == "failed" for v in trial.values())
-        print(f"{candidate}: {failed} of {len(trial)} tests fail")
+        print(f"{candidate}: {_count(trial, 'tests fail')}")
         if works(baseline, trial, named):
             print(f"fix: {candidate}")
             return 0
     print("no fix")
     return 1
+
+
+def _count(outcomes: dict[str, str], what: str) -> str:
+    return f"{sum(v == 'failed' for v in outcomes.values())} of {len(outcomes)} {what}"
 
 
 if __name__ == "__main__":
