@@ -199,15 +199,15 @@ class AgentConfig(Section):
     default: measured with the 1.5B on the repository tasks it finished none more (the model copied the function
     back unchanged); it is for models that can use it."""
     fix_trials: int = Field(default=12, ge=0, le=40)
-    """When the user's request names a failing pytest run of named tests, up to this many of the lines the failing
-    test ran are each rewritten by the model before its first answer, and the rewrites are tried against the tests
-    without writing them (one command, under the same approval rules); the first that makes the named tests pass,
-    failing no test of their files that passed before, is proposed as the turn's edit. 0 turns it off."""
+    """A request naming a failing pytest run of named tests: up to this many lines the test ran are each rewritten by
+    the model first, tried against the tests unwritten (one command, approved as any); the first that passes the named
+    tests, failing no test of their files that passed before, is proposed as the turn's edit. 0 turns it off."""
     fix_mutants: int = Field(default=100, ge=0, le=400)
-    """With fix_trials, when no rewrite by the model worked: up to this many one-token variants of the same lines
-    (a comparison one step stricter or looser, a bound off by one, a negation added or dropped, `and`/`or`,
-    `min`/`max`, two arguments swapped, another variable of the function) go through the same trials. 0 turns
-    them off."""
+    """With fix_trials, when no rewrite by the model worked: up to this many one-token variants of those lines go
+    through the same trials (a comparison one step off, a bound off by one, another variable, ...). 0: off."""
+    no_worse: bool = True
+    """A request naming a failing pytest run of named tests: a turn that leaves those tests' files worse than before
+    (a test that passed fails, or the run hangs) writes the Python files it changed back (one compare command)."""
     resample_temperature: float = Field(default=0.0, ge=0, le=2)
     """After the model sent a file back unchanged, the next request is sampled at least this hot (greedy decoding
     would repeat it); 0 (the default: measured, it finished no more tasks) turns it off."""

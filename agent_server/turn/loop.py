@@ -32,6 +32,13 @@ from .turn import StopReason, Turn
 
 
 async def run_turn(turn: Turn) -> StopReason:
+    stop = await turn_steps(turn)
+    for guard in GUARDS:  # (not when cancelled: the CancelledError passes by)
+        await guard.at_close(turn, stop)
+    return stop
+
+
+async def turn_steps(turn: Turn) -> StopReason:
     if unanswered_calls(turn.session.history):
         # An earlier process died mid-call: answer those calls so the model gets a valid history.
         await turn.context.persist(turn.session.history)

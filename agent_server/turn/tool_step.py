@@ -16,6 +16,7 @@ from ..tools.base import Tool, ToolContext, ToolResult
 from ..tools.editing import write_reviewed
 from ..tools.kinds import CHANGING_KINDS, READ_ONLY_KINDS, RUNS_COMMANDS
 from .guards.guard import Guard
+from .originals import keep_original
 from .permission_preview import Preview, ReviewTarget, preview
 from .review import BadReview, Reviewed, hunks, read_answer, resolve
 from .review import request_meta as review_meta
@@ -133,8 +134,11 @@ async def _approve(turn: Turn, call: ToolCall, tool: Tool) -> Approval:
 
 
 async def _execute(turn: Turn, call: ToolCall, tool: Tool, approval: Approval, guards: Sequence[Guard]) -> ToolResult:
-    if turn.checkpoint is not None and tool.kind not in READ_ONLY_KINDS:  # any other may change files: keep them first
-        await turn.checkpoint(tool, call.arguments)  # the workspace as it was, before the turn's first change
+    if tool.kind not in READ_ONLY_KINDS:  # any other may change files: keep them first
+        await asyncio.to_thread(keep_original, turn.originals, turn.session.roots, call.arguments)
+        turn.changes_tried = False
+        if turn.checkpoint is not None:
+            await turn.checkpoint(tool, call.arguments)  # the workspace as it was, before the turn's first change
     after_edit = await turn.watch_edit(tool, call.arguments) if turn.watch_edit is not None else None
     await turn.relay.send(acp.ToolCallProgress(tool_call_id=call.id, status="in_progress"))
     ctx = _context(turn)

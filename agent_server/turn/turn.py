@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import acp
@@ -73,6 +74,10 @@ class Turn:
     # The user's answers in this turn, by call (tool and arguments): the same call is not asked about twice.
     answers: dict[str, bool] = field(default_factory=dict)
     changed: bool = False  # a tool that may change files ran since the last verify (turn/verify.py)
+    # What each file held before the turn first changed it (None: it did not exist; originals.py), and whether the
+    # changes since were tried against the named tests' files and broke none of their tests (fix trials).
+    originals: dict[Path, bytes | None] = field(default_factory=dict)
+    changes_tried: bool = False
     # Around each call that passed validation: `before_tool` may block it (returns the reason; hooks), and
     # `after_tool` may add to its result (scoped rules files, hooks). Both come from context_sources/ and hooks/.
     before_tool: Callable[[Tool, ToolCall], Awaitable[str | None]] | None = None

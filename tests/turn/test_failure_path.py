@@ -190,7 +190,8 @@ async def test_the_model_is_told_the_path_before_its_first_answer(tmp_path: Path
     )
     # the traced run asked first, as any command, and showed its card; the check ran again after the fix and passed
     asked = [a.raw_input["command"] for a in client.asked if isinstance(a.raw_input, dict) and "command" in a.raw_input]
-    assert len(asked) == 2 and asked[0].endswith(f"{check} -p agent_server_trace") and asked[1] == check
+    assert len(asked) == 3 and asked[0].endswith(f"{check} -p agent_server_trace") and asked[1] == check
+    assert "--compare" in asked[2]  # as the turn ends: its change left no test of that file worse (no_worse.py)
     assert "len(ind) > 1" in (ws / "pkg" / "mod.py").read_text() and len(provider.requests) == 1
     assert not list(ws.glob("**/trace.json")) and not (ws / "agent-server-trace").exists()  # nothing left behind
 

@@ -100,6 +100,7 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
     result = await run_tool_call(turn, write)
     if result.is_error or result.rejected is not None:
         return None
+    turn.changes_tried = True  # the trial ran the named tests' files with it: nothing of theirs it broke
     text = (
         f"The change: {fix.unit.file} {fix.unit.where} is now `{fix.rewrite.shown}`. With it, `{command}` passes, "
         f"and no other test of `{files[0]}` that passed before fails."

@@ -13,6 +13,7 @@ The hook points, in the order a round meets them:
 - `after_calls(turn, answer)`: the calls ran (`answer.results`), before the edit format judges the answer;
 - `tool_free_answer(turn, answer)`: an answer without calls, before it ends the turn;
 - `at_end(turn)`: the model is done: a verdict sends it back to work.
+Once, as the turn ends (however it ends, but cancelled): `at_close(turn, stop)`: a last look at what it left.
 The first verdict at a point that asks again or ends the turn is the last one asked there (a remark, `again=False`,
 lets the guards after it speak). A guard keeps its counts for the turn in `turn.nudges` (`turn.take` caps a path).
 """
@@ -98,4 +99,7 @@ class Guard:
         return None
 
     async def at_end(self, turn: Turn) -> Verdict | None:
+        return None
+
+    async def at_close(self, turn: Turn, stop: StopReason) -> None:
         return None

@@ -12,6 +12,7 @@ from .fix_trials import FixTrials
 from .guard import Guard
 from .insist_on_tool import InsistOnTool
 from .loop_guards import LookedBefore, LoopingStream, RepeatingCalls
+from .no_worse import NoWorse
 from .resample import Resample
 from .text_call_cap import TextCallCap
 from .unknown_tools import UnknownTools
@@ -37,4 +38,5 @@ GUARDS: list[Guard] = [
     AnnouncedStep(),  # work announced and not done
     TaskReminder(),  # a task session ends with task_completion
     VerifyCommand(),  # at the end: agent.verify_command's failures go back to the model
+    NoWorse(),  # as the turn ends: the named failing test's files left worse than found: the changed files put back
 ]

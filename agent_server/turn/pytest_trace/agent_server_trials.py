@@ -7,9 +7,11 @@ path: source}` in that folder. The test command runs once as it is (the baseline
 source imported in place of the file (the pytest plugin beside this file, AGENT_SERVER_OVERLAY), each test's outcome
 written by the plugin (AGENT_SERVER_OUTCOMES); a candidate's run is given five times the baseline's time (ten seconds at
 least), so that one that loops costs little. With `--first`, a candidate runs the named tests alone first (the request's
-own command) and the whole files only when they pass. A candidate works when every named test passes and no test fails
-that passed in the baseline. The last line printed is `fix: <candidate file>` or `no fix`. Standalone (the standard
-library only): agent-server runs it as a command the user sees and approves.
+own command) and the whole files only when they pass. With `--compare` (no candidates), it runs the command with the
+files as they were before a turn (`before.json`) and as they are, and prints `worse` or `not worse`. A candidate works
+when every named test passes and no test fails that passed in the baseline. The last line printed is `fix: <candidate
+file>` or `no fix`. Standalone (the standard library only): agent-server runs it as a command the user sees and
+approves.
 """
 
 from __future__ import annotations
@@ -107,7 +109,29 @@ def works(baseline: dict[str, str], trial: dict[str, str], named: list[str]) -> 
     return not lost
 
 
+def compare(folder: Path, command: str, timeout_s: float) -> int:
+    """`--compare`: the test command with the files as they were before the turn (`before.json`, imported in place)
+    and as they are now; `worse` when a test that passed before no longer does, or the run no longer finishes."""
+    started = time.monotonic()
+    before = run(folder, command, "before.json", "before", timeout_s)
+    each_s = min(timeout_s, max(MIN_CANDIDATE_S, SLOWER * (time.monotonic() - started)))
+    after = run(folder, command, None, "after", each_s)
+    for name, outcomes in (("before", before), ("after", after)):
+        print(f"{name}: " + (_count(outcomes, "tests fail") if outcomes else f"no report (or over {each_s:.0f} s)"))
+    if before is None:
+        print("not worse")  # nothing to compare with
+        return 0
+    lost = [n for n, v in before.items() if v == "passed" and (after is None or after.get(n) != "passed")]
+    print("worse" if after is None or lost else "not worse")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if len(argv) > 2 and argv[1] == "--compare" and argv[2] == "--":
+        folder = Path(argv[0])
+        spec = json.loads((folder / "trials.json").read_text(encoding="utf-8"))
+        signal.signal(signal.SIGTERM, _on_term)
+        return compare(folder, " ".join(argv[3:]), float(spec.get("timeout_s", 120)))
     first = None
     if len(argv) > 3 and argv[1] == "--first":
         first, argv = argv[2], [argv[0], *argv[3:]]
