@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import shutil
 import sys
@@ -26,7 +27,7 @@ from ...tools.command import MAX_TIMEOUT_S
 from ...tools.sandbox import read_regular, resolve
 from ..checks import run_check
 from ..failure_path import MAX_SOURCE, Call
-from ..fix_mutants import mutants
+from ..fix_mutants import Variants, mutants
 from ..fix_trials import Rewrite, Unit, ask, candidates, failure_excerpt, files_command, trial_command, units, winner
 from ..model_call import text_of
 from ..requested_check import check_to_fix
@@ -36,6 +37,8 @@ from .guard import Guard, Verdict
 
 if TYPE_CHECKING:
     from ..turn import Turn
+
+log = logging.getLogger(__name__)
 
 MAX_ANSWER_TOKENS = 96  # a line or three of code; a longer answer is the function copied back
 MAX_NESTED_FUNCTIONS = 3  # functions the failing call called, whose lines are tried after its own
@@ -134,7 +137,7 @@ async def _mutants(turn: Turn, plan: list[Planned], tried: list[Tried]) -> list[
     limit = turn.settings.agent.fix_mutants
     if not limit:
         return []
-    made = await asyncio.to_thread(lambda: [(path, unit, mutants(source, unit)) for _c, path, source, unit in plan])
+    made = await asyncio.to_thread(lambda: [(path, unit, _variants(source, unit)) for _c, path, source, unit in plan])
     ordered = [Tried(u, p, r) for tier in range(3) for p, u, variants in made for r in variants[tier]]
     known = {t.rewrite.source for t in tried}
     new = [t for t in ordered if t.rewrite.source not in known][:limit]
@@ -142,6 +145,15 @@ async def _mutants(turn: Turn, plan: list[Planned], tried: list[Tried]) -> list[
     if new:
         await _say(turn, f"{len(new)} one-token variants of those lines (comparisons, bounds, negations, names)")
     return new
+
+
+def _variants(source: str, unit: Unit) -> Variants:
+    """The unit's variants; none when the code defeats their maker (deeply nested, odd): the turn goes on without."""
+    try:
+        return mutants(source, unit)
+    except (RecursionError, ValueError, IndexError, MemoryError):
+        log.warning("no one-token variants of %s %s", unit.file, unit.where, exc_info=True)
+        return Variants([], [], [])
 
 
 async def _trial(
