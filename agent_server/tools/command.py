@@ -135,7 +135,7 @@ async def _spawn(command: str, cwd: Path, env: dict[str, str]) -> asyncio.subpro
         raise
 
 
-MAX_TIMEOUT_S = 3600.0  # the longest a command may be given
+MAX_TIMEOUT_S = 3600  # the longest a command may be given (an int: the schema says 3600)
 
 
 class RunCommandArgs(ToolArgs):
