@@ -244,10 +244,19 @@ def files_command(command: str) -> tuple[str, list[str]] | None:
 def trial_command(python: str, folder: Path, command: str, first: str | None = None) -> str:
     """The command the user sees and approves: the driver, its folder, the test command it runs for each candidate
     (and `first`, the named tests' own command, run before it: a candidate that fails them is not run further)."""
-    head = f"{shlex.quote(python)} {shlex.quote(str(DRIVER))} {shlex.quote(str(folder))}"
-    if first is not None:
-        head += f" --first {shlex.quote(first)}"
-    return f"{head} -- {shlex.quote(command)}"
+    mode = f" --first {shlex.quote(first)}" if first is not None else ""
+    return _driver(python, folder, mode, command)
+
+
+def compare_command(python: str, folder: Path, command: str) -> str:
+    """The command that runs the test command with the files as they were (`<folder>/before.json`) and as they are."""
+    return _driver(python, folder, " --compare", command)
+
+
+def _driver(python: str, folder: Path, mode: str, command: str) -> str:
+    return (
+        f"{shlex.quote(python)} {shlex.quote(str(DRIVER))} {shlex.quote(str(folder))}{mode} -- {shlex.quote(command)}"
+    )
 
 
 def winner(output: str) -> str | None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shlex
 import shutil
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from ... import acp
 from ...messages import Message, ToolCall
 from ...tools.sandbox import relative
 from ..checks import run_check
-from ..fix_trials import DRIVER, files_command
+from ..fix_trials import compare_command, files_command
 from ..requested_check import check_to_fix
 from ..tool_step import run_tool_call
 from .guard import Guard
@@ -47,10 +46,8 @@ class NoWorse(Guard):
         folder = Path(tempfile.mkdtemp(prefix="agent-server-compare-"))  # outside the workspace
         try:
             await asyncio.to_thread(_write_before, folder, changed)
-            driver = (
-                f"{shlex.quote(sys.executable)} {shlex.quote(str(DRIVER))} {shlex.quote(str(folder))} --compare -- "
-            )
-            run = await run_check(turn, driver + shlex.quote(files[0]), "compare", timeout_s=RUN_TIMEOUT_S * 7)
+            compare = compare_command(sys.executable, folder, files[0])
+            run = await run_check(turn, compare, "compare", timeout_s=RUN_TIMEOUT_S * 7)
         finally:
             await asyncio.to_thread(shutil.rmtree, folder, True)
         rows = run.output.strip().splitlines()

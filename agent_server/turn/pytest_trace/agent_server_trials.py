@@ -114,7 +114,7 @@ def compare(folder: Path, command: str, timeout_s: float) -> int:
     and as they are now; `worse` when a test that passed before no longer does, or the run no longer finishes."""
     started = time.monotonic()
     before = run(folder, command, "before.json", "before", timeout_s)
-    each_s = min(timeout_s, max(MIN_CANDIDATE_S, SLOWER * (time.monotonic() - started)))
+    each_s = _given(timeout_s, started)
     after = run(folder, command, None, "after", each_s)
     for name, outcomes in (("before", before), ("after", after)):
         print(f"{name}: " + (_count(outcomes, "tests fail") if outcomes else f"no report (or over {each_s:.0f} s)"))
@@ -153,7 +153,7 @@ def main(argv: list[str]) -> int:
         return 1
     # A candidate that makes the tests loop (a negated `while`) is stopped long before the limit of a whole run:
     # a hundred of them must not cost a minute each.
-    each_s = min(timeout_s, max(MIN_CANDIDATE_S, SLOWER * (time.monotonic() - started)))
+    each_s = _given(timeout_s, started)
     print(f"baseline: {sum(v == 'failed' for v in baseline.values())} of {len(baseline)} tests fail")
     for i, candidate in enumerate(spec.get("candidates", [])):
         if first is not None and named:
@@ -173,6 +173,11 @@ def main(argv: list[str]) -> int:
             return 0
     print("no fix")
     return 1
+
+
+def _given(timeout_s: float, started: float) -> float:
+    """The time a later run is given: SLOWER times the first run (begun at `started`), MIN_CANDIDATE_S at least."""
+    return min(timeout_s, max(MIN_CANDIDATE_S, SLOWER * (time.monotonic() - started)))
 
 
 def _count(outcomes: dict[str, str], what: str) -> str:
