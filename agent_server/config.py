@@ -181,9 +181,8 @@ class AgentConfig(Section):
     """Small windows get the few most relevant tools and the short system prompt when all would not fit well."""
     edit_format: Literal["auto", "tools", "files"] = "auto"
     """How the model changes files: `tools` (edit_file/write_file calls), `files` (the request's files shown in the
-    prompt, the answer's whole files or search/replace blocks applied as edits), `auto` (what a scorecard run on this
-    machine remembered for the model, else what the project measured for its family and size; tools when
-    unmeasured)."""
+    prompt, the answer's whole files or search/replace blocks applied as edits), `auto` (what a scorecard run here
+    remembered for the model, else what the project measured for its family and size; tools when unmeasured)."""
     files_tokens: int = Field(default=0, ge=0, le=1_000_000)
     """Budget of the files shown in `files` format (0 = 40% of the window)."""
     verify_command: str | None = None
@@ -193,11 +192,9 @@ class AgentConfig(Section):
     """Without a verify_command: a test command the user's request names in backticks ("make `pytest -q t.py`
     pass") is run as the check when the model is done, under the same rules (a plain test-runner invocation only)."""
     trace_failure: bool = False
-    """When the user's request names a failing pytest run of named tests (a node id, a test file), it is run once
-    more with a tracer before the first answer (under the same approval rules), and the model is told the test's call
-    into the project's code that went wrong: its arguments, what it returned or raised, and the path it took. Off by
-    default: measured with the 1.5B on the repository tasks it finished none more (the model copied the function
-    back unchanged); it is for models that can use it."""
+    """A request naming a failing pytest run of named tests: it is run once more with a tracer first (same approval
+    rules), and the model is told the test's call that went wrong (arguments, result, path taken). Off: with the 1.5B
+    on the repository tasks it finished none more (it copied the function back); for models that can use it."""
     fix_trials: int = Field(default=12, ge=0, le=40)
     """A request naming a failing pytest run of named tests: up to this many lines the test ran are each rewritten by
     the model first, tried against the tests unwritten (one command, approved as any); the first that passes the named
@@ -205,6 +202,9 @@ class AgentConfig(Section):
     fix_mutants: int = Field(default=100, ge=0, le=400)
     """With fix_trials, when no rewrite by the model worked: up to this many one-token variants of those lines go
     through the same trials (a comparison one step off, a bound off by one, another variable, ...). 0: off."""
+    fix_spectrum: bool = True
+    """With fix_trials: the rounds after the first take the lines few passing tests ran first (the first trial records
+    which lines each test ran), a helper's among them; off: the first lines the failing call ran, in line order."""
     no_worse: bool = True
     """A request naming a failing pytest run of named tests: a turn that leaves those tests' files worse than before
     (a test that passed fails, or the run hangs) writes the Python files it changed back (one compare command)."""

@@ -74,6 +74,10 @@ class Unit:
         return f"line {self.first}" if self.first == self.last else f"lines {self.first}-{self.last}"
 
 
+# A statement to rewrite: the call the request tells the model about, the statement's file, that file's source.
+Planned = tuple[Call, Path, str, Unit]
+
+
 def units(source: str, call: Call) -> list[Unit]:
     """The statements `call` ran in its function, in line order; none for a stub (nothing to fix yet)."""
     node = function_at(source, call.first_line)

@@ -287,8 +287,10 @@ async def test_no_working_rewrite_leaves_the_file_and_the_turn_goes_on(tmp_path:
     assert len(provider.requests) >= 7  # the turn's own request came after the six
     assert provider.requests[6].messages[-1].content.startswith("Running `")  # the user's request, as it was
     trials = [r for r in client.tool_results() if "baseline: 1 of 3 tests fail" in r]
-    # the rewrites, then the versions, each run with the named test alone first
-    assert len(trials) == 2 and trials[1].endswith("3.json: 1 of 1 named tests fail\nno fix")
+    # the rewrites, then the versions (of the lines fewest passing tests ran first: `if x > lo:`), each run with the
+    # named test alone first, and the files for the candidates that pass it (`if x <= lo:`, which breaks test_high)
+    assert len(trials) == 2 and "0.json: 1 of 1 named tests fail" in trials[0]
+    assert trials[1].endswith("3.json: 1 of 3 tests fail\nno fix")
 
 
 async def test_when_no_rewrite_works_a_one_token_variant_of_the_lines_can(tmp_path: Path) -> None:

@@ -28,7 +28,19 @@ from ...tools.sandbox import read_regular, resolve
 from ..checks import run_check
 from ..failure_path import MAX_SOURCE, Call
 from ..fix_mutants import Variants, mutants
-from ..fix_trials import Rewrite, Unit, ask, candidates, failure_excerpt, files_command, trial_command, units, winner
+from ..fix_spectrum import ranked, read_spectrum
+from ..fix_trials import (
+    Planned,
+    Rewrite,
+    Unit,
+    ask,
+    candidates,
+    failure_excerpt,
+    files_command,
+    trial_command,
+    units,
+    winner,
+)
 from ..model_call import text_of
 from ..requested_check import check_to_fix
 from ..tool_step import run_tool_call
@@ -44,8 +56,6 @@ MAX_ANSWER_TOKENS = 96  # a line or three of code; a longer answer is the functi
 MAX_NESTED_FUNCTIONS = 3  # functions the failing call called, whose lines are tried after its own
 TRIAL_TIMEOUT_S = 60.0  # one run of the named tests' files
 VERSIONS = 3  # rewrites of each line asked for in the second round
-
-Planned = tuple[Call, Path, str, Unit]  # a statement to rewrite: the call that ran it, its file, that file's source
 
 
 @dataclass
@@ -75,7 +85,8 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
     failing = await trace_failing(turn, command, folder)
     if failing is None:
         return None
-    plan = (await asyncio.to_thread(_plan, failing.calls, turn.session.roots))[:limit]
+    full = await asyncio.to_thread(_plan, failing.calls, turn.session.roots)
+    plan = full[:limit]
     spent = await asyncio.to_thread(_fingerprint, command, plan)  # (modules of thousands of lines: off the loop)
     if spent in turn.session.fix_trials_spent:
         await _say(turn, "the one-line fixes of these lines were tried on this code before, and none worked")
@@ -83,17 +94,23 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
     excerpt = failure_excerpt(failing.output)
     tried: list[Tried] = []
     fix = None
+    focus = _Focus(folder, full, limit, turn.settings.agent.fix_spectrum)
     # First a rewrite of each line; when none worked, the lines' one-token variants (no model time, a second or so of
     # tests each); then three rewrites of each line (more to generate, more to try): asked for one, the 1.5B often
-    # wrote the line at fault back unchanged.
+    # wrote the line at fault back unchanged. The later rounds take the lines the first trial's baseline found most
+    # suspicious (`fix_spectrum.py`): a helper's line, or one low in a long function, can be among them.
     rounds: list[Callable[[], Awaitable[list[Tried]]]] = [
         lambda: _rewrites(turn, command, excerpt, plan, 1, tried),
-        lambda: _mutants(turn, plan, tried),
-        lambda: _rewrites(turn, command, excerpt, plan, VERSIONS, tried),
+        lambda: focus.then(lambda lines: _mutants(turn, lines, tried)),
+        lambda: focus.then(lambda lines: _rewrites(turn, command, excerpt, lines, VERSIONS, tried)),
     ]
     for round_ in rounds:
         new = await round_()
-        if new and (fix := await _trial(turn, folder, command, files, tried, new)) is not None:
+        if not new:
+            continue
+        fix = await _trial(turn, folder, command, files, tried, new, focus.files if not focus.recorded else [])
+        focus.recorded = True
+        if fix is not None:
             break
     if fix is None:
         turn.session.fix_trials_spent.add(spent)
@@ -156,11 +173,39 @@ def _variants(source: str, unit: Unit) -> Variants:
         return Variants([], [], [])
 
 
+class _Focus:
+    """The statements the later rounds try: the plan's first `limit`, or, once a trial's baseline recorded which
+    lines the tests ran (`spectrum.json`), the `limit` most suspicious of them and their files' other lines."""
+
+    def __init__(self, folder: Path, full: list[Planned], limit: int, rank: bool) -> None:
+        self.folder, self.full, self.limit = folder, full, limit
+        # whose lines the first baseline records (none: `agent.fix_spectrum` off, the plan's order stays)
+        self.files = sorted({str(p.resolve()) for _c, p, _s, _u in full}) if rank else []
+        self.recorded = False  # a trial ran (its baseline recorded them)
+        self._ranked: list[Planned] | None = None
+
+    async def then(self, step: Callable[[list[Planned]], Awaitable[list[Tried]]]) -> list[Tried]:
+        if self._ranked is None and self.recorded and self.files:
+            self._ranked = await asyncio.to_thread(self._read)
+        return await step((self._ranked or self.full)[: self.limit])
+
+    def _read(self) -> list[Planned] | None:
+        spectrum = read_spectrum(self.folder / "spectrum.json")
+        return None if spectrum is None else ranked(self.full, spectrum)
+
+
 async def _trial(
-    turn: Turn, folder: Path, command: str, files: tuple[str, list[str]], tried: list[Tried], new: list[Tried]
+    turn: Turn,
+    folder: Path,
+    command: str,
+    files: tuple[str, list[str]],
+    tried: list[Tried],
+    new: list[Tried],
+    spectrum: list[str],
 ) -> Tried | None:
-    """Try `new` candidates against the named tests' files, one command: the first that works, or None."""
-    await asyncio.to_thread(_write_trials, folder, tried, new, files[1])
+    """Try `new` candidates against the named tests' files, one command: the first that works, or None (with
+    `spectrum`, the baseline records those files' lines each test ran)."""
+    await asyncio.to_thread(_write_trials, folder, tried, new, files[1], spectrum)
     timeout = min(TRIAL_TIMEOUT_S * (len(new) + 1), MAX_TIMEOUT_S)  # (a hundred variants: a run_command's longest)
     first = command if files[1] else None  # node ids named: those alone first, the files only for who passes them
     run = await run_check(turn, trial_command(sys.executable, folder, files[0], first), "trial", timeout_s=timeout)
@@ -202,13 +247,14 @@ def _fingerprint(command: str, plan: list[Planned]) -> str:
     return digest.hexdigest()
 
 
-def _write_trials(folder: Path, tried: list[Tried], new: list[Tried], named: list[str]) -> None:
-    """Each new candidate as `<its index in tried>.json`, and the spec naming them."""
+def _write_trials(folder: Path, tried: list[Tried], new: list[Tried], named: list[str], spectrum: list[str]) -> None:
+    """Each new candidate as `<its index in tried>.json`, and the spec naming them (and the files whose lines the
+    baseline records)."""
     names = []
     for t in new:
         names.append(f"{tried.index(t)}.json")
         (folder / names[-1]).write_text(json.dumps({str(t.path.resolve()): t.rewrite.source}), encoding="utf-8")
-    spec = {"named": named, "candidates": names, "timeout_s": TRIAL_TIMEOUT_S}
+    spec = {"named": named, "candidates": names, "timeout_s": TRIAL_TIMEOUT_S, "spectrum": spectrum}
     (folder / "trials.json").write_text(json.dumps(spec), encoding="utf-8")
 
 

@@ -1,6 +1,6 @@
 """A pytest plugin that records what the first failing test ran in the workspace's own code (`-p agent_server_trace`),
-and, for trials of candidate fixes, imports a file from a given source instead (AGENT_SERVER_OVERLAY) and writes
-each test's outcome (AGENT_SERVER_OUTCOMES).
+and, for trials of candidate fixes, imports a file from a given source instead (AGENT_SERVER_OVERLAY), writes
+each test's outcome (AGENT_SERVER_OUTCOMES) and which lines of given files each test ran (AGENT_SERVER_SPECTRUM).
 
 Loaded into the user's test run by `failure_path.py` (this folder on PYTHONPATH, the output file in
 AGENT_SERVER_TRACE_OUT, the workspace in AGENT_SERVER_TRACE_ROOT). While a test's body runs, every call the test makes
@@ -215,6 +215,65 @@ class Outcomes:
             json.dump(self.seen, f)
 
 
+class Spectrum:
+    """Which lines of the given files (real paths) each test's body ran, and its outcome: where the trials look first
+    for the line at fault (lines the failing test ran that few passing tests ran; `fix_spectrum.py`). Written as JSON
+    when the session ends, by each process that ran tests (a pytest-xdist worker to its own file)."""
+
+    def __init__(self, files: set[str], out: str) -> None:
+        self.files, self.out = files, out
+        self.tests: list[list[str]] = []  # [node id, outcome], in the order they ran
+        self.hits: dict[str, dict[int, list[int]]] = {}  # real path -> line -> the tests (indices) that ran it
+        self._seen: set[tuple[str, int]] = set()
+        self._paths: dict[str, str | None] = {}  # co_filename -> its real path when it is one of the files
+
+    def _path(self, filename: str) -> str | None:
+        if filename not in self._paths:
+            real = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
+            self._paths[filename] = real if real in self.files else None
+        return self._paths[filename]
+
+    def on_call(self, frame: FrameType, event: str, arg: object) -> Any:
+        path = self._path(frame.f_code.co_filename) if event == "call" else None
+        if path is None:
+            return None
+        seen = self._seen
+
+        def line(frame: FrameType, event: str, arg: object) -> Any:
+            if event == "line":
+                seen.add((path, frame.f_lineno))
+            return line
+
+        return line
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: Any) -> Iterator[None]:
+        self._seen = set()
+        previous = sys.gettrace()
+        sys.settrace(self.on_call)
+        try:
+            yield
+        finally:
+            sys.settrace(previous)
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        if report.when != "call":
+            return
+        index = len(self.tests)
+        self.tests.append([report.nodeid, report.outcome])
+        for path, number in self._seen:
+            self.hits.setdefault(path, {}).setdefault(number, []).append(index)
+        self._seen = set()
+
+    def pytest_sessionfinish(self, session: Any) -> None:
+        worker = getattr(session.config, "workerinput", None)
+        if worker is None and not self.tests:
+            return  # a pytest-xdist controller: its workers ran the tests and write them
+        tag = f"-{worker.get('workerid', os.getpid())}" if worker is not None else ""
+        with open(f"{self.out}{tag}.json", "w", encoding="utf-8") as f:
+            json.dump({"tests": self.tests, "hits": self.hits}, f)
+
+
 def overlay(sources: dict[str, str]) -> None:
     """Import the given files' modules from these sources instead of the files on disk (real paths as keys): a
     candidate fix is tried without writing it into the workspace. The compiled code is never cached."""
@@ -244,3 +303,8 @@ def pytest_configure(config: Any) -> None:
         config.pluginmanager.register(TracePlugin(os.path.realpath(root), out), "agent_server_trace_plugin")
     if outcomes := os.environ.get("AGENT_SERVER_OUTCOMES"):
         config.pluginmanager.register(Outcomes(outcomes), "agent_server_outcomes_plugin")
+    spectrum, files = os.environ.get("AGENT_SERVER_SPECTRUM"), os.environ.get("AGENT_SERVER_SPECTRUM_FILES")
+    if spectrum and files:
+        with open(files, encoding="utf-8") as f:
+            wanted = {os.path.realpath(str(p)) for p in json.load(f)}
+        config.pluginmanager.register(Spectrum(wanted, spectrum), "agent_server_spectrum_plugin")

@@ -7,7 +7,10 @@ path: source}` in that folder. The test command runs once as it is (the baseline
 source imported in place of the file (the pytest plugin beside this file, AGENT_SERVER_OVERLAY), each test's outcome
 written by the plugin (AGENT_SERVER_OUTCOMES); a candidate's run is given five times the baseline's time (ten seconds at
 least), so that one that loops costs little. With `--first`, a candidate runs the named tests alone first (the request's
-own command) and the whole files only when they pass. With `--compare` (no candidates), it runs the command with the
+own command) and the whole files only when they pass. When the spec names files (`spectrum`: real paths), the
+baseline also records which of their lines each test ran, and `<folder>/spectrum.json` gets, for each line a failing
+named test ran, how many failing named tests and how many passing tests ran it (`fix_spectrum.py` ranks the lines to
+try next by it). With `--compare` (no candidates), it runs the command with the
 files as they were before a turn (`before.json`) and as they are, and prints `worse` or `not worse`. A candidate works
 when every named test passes and no test fails that passed in the baseline. The last line printed is `fix: <candidate
 file>` or `no fix`. Standalone (the standard library only): agent-server runs it as a command the user sees and
@@ -30,11 +33,19 @@ MIN_CANDIDATE_S = 10.0  # the least a candidate's run is given
 SLOWER = 5.0  # how many times the baseline's time a candidate's run is given
 
 
-def run(folder: Path, command: str, overlay: str | None, tag: str, timeout_s: float) -> dict[str, str] | None:
-    """Each test's outcome for one run of `command` (with `overlay` imported in place of its file); None when the
-    run made no report (it could not start, or timed out)."""
+def run(
+    folder: Path, command: str, overlay: str | None, tag: str, timeout_s: float, spectrum: bool = False
+) -> dict[str, str] | None:
+    """Each test's outcome for one run of `command` (with `overlay` imported in place of its file; with `spectrum`,
+    the lines of `<folder>/spectrum-files.json` each test ran, in `<folder>/spectrum-raw*.json`); None when the run
+    made no report (it could not start, or timed out)."""
     out = folder / f"outcomes-{tag}.json"
     env = dict(os.environ)
+    for name in ("AGENT_SERVER_SPECTRUM", "AGENT_SERVER_SPECTRUM_FILES"):
+        env.pop(name, None)
+    if spectrum:
+        env["AGENT_SERVER_SPECTRUM"] = str(folder / "spectrum-raw")
+        env["AGENT_SERVER_SPECTRUM_FILES"] = str(folder / "spectrum-files.json")
     here = str(Path(__file__).resolve().parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH", "")) if p)
     env["AGENT_SERVER_OUTCOMES"] = str(out)
@@ -146,7 +157,12 @@ def main(argv: list[str]) -> int:
     timeout_s = float(spec.get("timeout_s", 120))
     signal.signal(signal.SIGTERM, _on_term)
     started = time.monotonic()
-    baseline = run(folder, command, None, "baseline", timeout_s)
+    files = [str(f) for f in spec.get("spectrum", [])]
+    if files:
+        (folder / "spectrum-files.json").write_text(json.dumps(files), encoding="utf-8")
+    baseline = run(folder, command, None, "baseline", timeout_s, spectrum=bool(files))
+    if files and baseline is not None:
+        write_spectrum(folder, baseline, named)
     if baseline is None:
         print("the test command made no report: no trial run")
         print("no fix")
@@ -173,6 +189,31 @@ def main(argv: list[str]) -> int:
             return 0
     print("no fix")
     return 1
+
+
+def write_spectrum(folder: Path, baseline: dict[str, str], named: list[str]) -> None:
+    """`<folder>/spectrum.json`: for each line the failing tests ran (the named ones, when tests are named), how many
+    of them ran it and how many passing tests did, from the baseline's raw records."""
+    failing = {n for n, v in baseline.items() if v == "failed" and (not named or is_named(n, named))}
+    lines: dict[str, dict[str, list[int]]] = {}
+    for raw in sorted(folder.glob("spectrum-raw*.json")):
+        try:
+            record = json.loads(raw.read_text(encoding="utf-8"))
+            tests = [(str(t[0]), str(t[1])) for t in record["tests"]]
+            hits = record["hits"]
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            continue
+        for path, numbers in hits.items():
+            for number, indices in numbers.items():
+                ran = [tests[i][0] for i in indices if 0 <= i < len(tests)]
+                failed = sum(t in failing for t in ran)
+                passed = sum(baseline.get(t) == "passed" for t in ran)
+                if failed:
+                    counts = lines.setdefault(path, {}).setdefault(str(number), [0, 0])
+                    counts[0] += failed
+                    counts[1] += passed
+    spectrum = {"failing": len(failing), "lines": lines}
+    (folder / "spectrum.json").write_text(json.dumps(spectrum), encoding="utf-8")
 
 
 def _given(timeout_s: float, started: float) -> float:

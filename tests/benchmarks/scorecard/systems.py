@@ -143,6 +143,7 @@ FEATURES: dict[str, dict[str, Any]] = {
     "verify_requested": {"agent": {"verify_requested": False}},  # the test command the request names is not run
     "fix_trials": {"agent": {"fix_trials": 0}},  # no one-line rewrites tried against the named failing test
     "fix_mutants": {"agent": {"fix_mutants": 0}},  # the trials without the lines' one-token variants
+    "fix_spectrum": {"agent": {"fix_spectrum": False}},  # the later trials take the first lines, not the suspicious
     "no_worse": {"agent": {"no_worse": False}},  # a turn that left the named tests' files worse keeps its changes
 }
 # Features that are off by default, switched on (`--on`): the verify loop runs the task's tests when the model is done.
