@@ -55,7 +55,7 @@ from tests.benchmarks.scorecard.chart import write_chart  # noqa: E402
 from tests.benchmarks.scorecard.cli_system import AgentCliSystem  # noqa: E402
 from tests.benchmarks.scorecard.formats import remember  # noqa: E402
 from tests.benchmarks.scorecard.model_server import ModelServer, start_model_server  # noqa: E402
-from tests.benchmarks.scorecard.peer_run import PeerSystem, RunSettings  # noqa: E402
+from tests.benchmarks.scorecard.peer_run import PeerSystem, RunSettings, stop_children_on_signal  # noqa: E402
 from tests.benchmarks.scorecard.peers import make_peer  # noqa: E402
 from tests.benchmarks.scorecard.run_info import catalogue_entry, model_file, run_record  # noqa: E402
 from tests.benchmarks.scorecard.summary import Result, by_system, per_task, table  # noqa: E402
@@ -375,6 +375,7 @@ def parser() -> argparse.ArgumentParser:
 def main() -> None:
     ap = parser()
     args = ap.parse_args()
+    stop_children_on_signal()
     if args.chart:
         chart(args.chart, args.out)
         return

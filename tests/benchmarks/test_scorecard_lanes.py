@@ -113,6 +113,39 @@ def test_a_peer_is_stopped_whole_at_the_time_limit(tmp_path: Path) -> None:
             time.sleep(0.1)
 
 
+HARNESS = """
+import asyncio, os, sys
+from pathlib import Path
+from tests.benchmarks.scorecard.peer_run import Child, run_child, stop_children_on_signal
+stop_children_on_signal()
+ws = Path(sys.argv[1])
+agent = "import subprocess, time; open('grandchild.pid', 'w').write(str(subprocess.Popen(['sleep', '300']).pid)); time.sleep(300)"
+try:
+    asyncio.run(run_child(Child([sys.executable, '-c', agent], dict(os.environ), ws), 600, ws / 'logs'))
+finally:
+    (ws / 'unwound').write_text('yes')
+"""
+
+
+def test_a_stopped_benchmark_takes_its_running_peer_down_with_it(tmp_path: Path) -> None:
+    # A peer runs in a session of its own, so a SIGTERM to the harness alone never reached it: it went on calling
+    # the shared model server after the benchmark was stopped.
+    harness = subprocess.Popen([sys.executable, "-c", HARNESS, str(tmp_path)], cwd=ROOT)
+    pid_file = tmp_path / "grandchild.pid"
+    for _ in range(300):
+        if pid_file.exists() and pid_file.read_text():
+            break
+        time.sleep(0.1)
+    grandchild = int(pid_file.read_text())
+    harness.terminate()
+    assert harness.wait(timeout=60) == 128 + 15
+    assert (tmp_path / "unwound").exists()  # its cleanup ran (the model server a run started stops there)
+    with pytest.raises(ProcessLookupError):
+        for _ in range(50):
+            os.kill(grandchild, 0)
+            time.sleep(0.1)
+
+
 def test_model_names_of_the_catalogue_lead_to_its_cached_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_SERVER_CACHE", str(tmp_path))
     for name in ("0.5b", "1.5b"):

@@ -108,8 +108,7 @@ async def _try(turn: Turn, command: str, files: tuple[str, list[str]], folder: P
         new = await round_()
         if not new:
             continue
-        fix = await _trial(turn, folder, command, files, tried, new, focus.files if not focus.recorded else [])
-        focus.recorded = True
+        fix = await _trial(turn, folder, command, files, tried, new, focus.to_record())
         if fix is not None:
             break
     if fix is None:
@@ -183,6 +182,13 @@ class _Focus:
         self.files = sorted({str(p.resolve()) for _c, p, _s, _u in full}) if rank else []
         self.recorded = False  # a trial ran (its baseline recorded them)
         self._ranked: list[Planned] | None = None
+
+    def to_record(self) -> list[str]:
+        """The files the next trial's baseline records the lines of: only the first trial's (later ones rerun the
+        same tests, which run the same lines)."""
+        files = [] if self.recorded else self.files
+        self.recorded = True
+        return files
 
     async def then(self, step: Callable[[list[Planned]], Awaitable[list[Tried]]]) -> list[Tried]:
         if self._ranked is None and self.recorded and self.files:

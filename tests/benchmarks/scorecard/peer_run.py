@@ -23,6 +23,7 @@ from .systems import MAX_TOKENS, Attempt, retry_prompt
 from .tasks import Task
 
 LOG_TAIL = 6000  # what a transcript keeps of a child's output
+_RUNNING: set[int] = set()  # the process groups of the children running now, for stop_children_on_signal
 
 
 @dataclass
@@ -91,6 +92,7 @@ async def run_child(child: Child, timeout_s: float, logs: Path) -> ChildResult:
             stderr=err,
             start_new_session=True,  # its own process group: killed whole at the limit
         )
+        _RUNNING.add(proc.pid)
         code: int | None
         try:
             if child.stdin is not None and proc.stdin is not None:
@@ -102,8 +104,25 @@ async def run_child(child: Child, timeout_s: float, logs: Path) -> ChildResult:
             code = None
         finally:
             _kill_group(proc.pid)
+            _RUNNING.discard(proc.pid)
             await proc.wait()
     return ChildResult(code, time.perf_counter() - start, _tail(out_path), _tail(err_path))
+
+
+def stop_children_on_signal() -> None:
+    """When this process is told to stop (SIGTERM, SIGHUP), kill every running child's process group first.
+
+    A child has a session of its own, so a signal to the harness alone never reaches it: a stopped benchmark once left
+    a peer calling the shared model server for ten minutes, skewing the next run's times. SIGINT needs nothing: it
+    cancels the running tasks, whose `finally` kills their group."""
+
+    def stop(signum: int, _frame: object) -> None:
+        for pid in list(_RUNNING):
+            _kill_group(pid)
+        raise SystemExit(128 + signum)  # unwinds `finally` blocks: the model server the run started stops too
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
 
 
 def _kill_group(pid: int) -> None:
