@@ -76,7 +76,9 @@ COUNTERS = {
     "generated": re.compile(r"^llamacpp:tokens_predicted_total\s+([0-9.e+]+)", re.M),
 }
 BUSY = re.compile(r"^llamacpp:requests_processing\s+([0-9.e+]+)", re.M)
-LANES = "agent,agentcli,aider,mini,agentmini,opencode,wholefile,plain"  # what --quick runs unless --systems says
+LANES = (
+    "agent,agentcli,aider,mini,mini:text,agentmini,opencode,wholefile,plain"  # what --quick runs unless --systems says
+)
 
 
 async def counters(

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.benchmarks.scorecard.peer_run import Child, PeerSystem, RunSettings
+from tests.benchmarks.scorecard.peers import make_peer
 from tests.benchmarks.scorecard.repo_tasks import load_specs
 from tests.benchmarks.scorecard.run_info import catalogue_entry, model_file
 from tests.benchmarks.scorecard.tasks import HELD_OUT, TUNED, all_tasks, select
@@ -144,6 +145,21 @@ def test_a_stopped_benchmark_takes_its_running_peer_down_with_it(tmp_path: Path)
         for _ in range(50):
             os.kill(grandchild, 0)
             time.sleep(0.1)
+
+
+def test_mini_swe_agent_runs_with_either_of_its_configs(tmp_path: Path) -> None:
+    # Its default config wants the command as a tool call, which small models write as text; `mini:text` gives it
+    # the config its docs name for such models, so the peer is measured at its best, not at a format it cannot meet.
+    settings = RunSettings("http://127.0.0.1:9", "m", 4096, 0.0, 30.0, tmp_path / "scratch")
+    [task] = select(["leap"])
+    ws = task.materialize(tmp_path / "ws")
+    tool, text = make_peer("mini", settings), make_peer("mini:text", settings)
+    assert tool is not None and text is not None and tool.name != text.name
+    argv = text.child(task, ws, "fix it", False).argv
+    assert "mini_textbased.yaml" in argv and argv[argv.index("--model-class") + 1] == "litellm_textbased"
+    assert "mini.yaml" in (plain := tool.child(task, ws, "fix it", False).argv) and "--model-class" not in plain
+    with pytest.raises(SystemExit, match="mini takes `text`"):
+        make_peer("mini:xml", settings)
 
 
 def test_model_names_of_the_catalogue_lead_to_its_cached_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

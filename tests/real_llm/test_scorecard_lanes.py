@@ -1,5 +1,5 @@
 """The scorecard's `--quick` mode against the real Qwen2.5-Coder-0.5B: every lane (agent-server in-process and
-headless, aider, mini-swe-agent, agent-mini, OpenCode, the whole-file baseline and the plain loop) still runs
+headless, aider, mini-swe-agent with both its configs, agent-mini, OpenCode, the whole-file baseline and the plain loop) still runs
 headless against the same llama.cpp server and is scored.
 
 It asserts that each lane ran (installed on first use into the benchmark's cache, answered within the time limit or
@@ -20,8 +20,8 @@ from tests.real_llm.test_benchmarks_quick import lane_env
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.real_llm, pytest.mark.timeout(3600)]
-LANES = ["agent-server", "agent-server cli", "aider", "mini-swe-agent", "agent-mini", "opencode", "whole file",
-         "plain loop"]  # fmt: skip
+LANES = ["agent-server", "agent-server cli", "aider", "mini-swe-agent", "mini-swe-agent text", "agent-mini", "opencode",
+         "whole file", "plain loop"]  # fmt: skip
 
 
 def test_every_lane_runs_headless_against_the_model(real_llm_out: str, tmp_path: Path) -> None:

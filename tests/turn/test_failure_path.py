@@ -162,6 +162,35 @@ def test_the_assertion_message_s_own_calls_are_not_the_test_s(tmp_path: Path) ->
     assert "__repr__" not in told and "__eq__" not in told
 
 
+LOOPS = """def _prepare(text):
+    return text.strip(" ")
+
+
+def _upper(c):
+    return c.upper()
+
+
+def shout(text):
+    text = _prepare(text)
+    return "".join(_upper(c) for c in text)
+"""
+
+
+def test_a_helper_called_once_is_not_pushed_out_by_many_calls_of_another(tmp_path: Path) -> None:
+    # The trace kept the newest 40 calls: a helper called first, then 200 calls of a small one, and the helper (where
+    # the fault is) was gone from what the model was told and from the lines the fix trials try. One record a
+    # function keeps it, with the newest call of each.
+    ws = python_package(
+        tmp_path,
+        "loud",
+        LOOPS,
+        f"from pkg.loud import shout\n\n\ndef test_shout():\n    assert shout('{'a' * 200}\\n') == '{'A' * 200}'\n",
+    )
+    told = trace(ws, "tests/test_loud.py::test_shout")
+    assert "Inside it, it called: `_prepare(text=" in told
+    assert told.count("`_upper(c=") == 1  # the newest of its 201 calls, once
+
+
 def test_a_stub_or_a_passing_test_tells_nothing(tmp_path: Path) -> None:
     ws = project(tmp_path)
     assert trace(ws, "tests/test_mod.py::test_todo") == ""  # nothing written yet: no path to follow

@@ -6,9 +6,10 @@ Loaded into the user's test run by `failure_path.py` (this folder on PYTHONPATH,
 AGENT_SERVER_TRACE_OUT, the workspace in AGENT_SERVER_TRACE_ROOT). While a test's body runs, every call the test makes
 into a non-test Python file under the workspace is recorded, and the calls that call makes in turn: the function, its
 arguments and what it returned or raised (`reprlib`, short), and the lines it ran with their counts. For the first
-failing test, its last such call and the calls it made (the last MAX_CALLS) are written as JSON when the session
-ends. Standalone (the standard library and pytest only): it runs inside the workspace's interpreter, not
-agent-server's, and must import nothing else.
+failing test, its last such call and the functions that call ran in turn (one record each: the newest call's
+arguments and outcome, every call's lines; the MAX_CALLS newest functions) are written as JSON when the session
+ends. Standalone (the standard library and pytest only): it runs inside the workspace's interpreter, not agent-server's,
+and must import nothing else.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from typing import Any
 
 import pytest
 
-MAX_CALLS = 40  # calls kept that the test's last call made in turn (the newest ones: the failure is at the end)
+# Functions kept that the test's last call ran in turn (the newest first seen: the failure is at the end). One record
+# a function, so a helper called once early is not pushed out by a hundred calls of a small one after it.
+MAX_CALLS = 40
 MAX_GROUPS = 20  # the test's own calls kept (the newest)
 MAX_DEPTH = 64  # nested workspace calls below an entry call that are recorded
 # What an assertion calls to compare and show values (`assert boxed(x) == Box(y)`): not the call that went wrong.
@@ -66,8 +69,9 @@ class Recorder:
 
     def __init__(self, root: str) -> None:
         self.root = root.rstrip("/") + "/"
-        # The test's calls into the project's code (the newest MAX_GROUPS), each with the newest calls it made in turn.
-        self.groups: deque[tuple[dict[str, Any], deque[dict[str, Any]]]] = deque(maxlen=MAX_GROUPS)
+        # The test's calls into the project's code (the newest MAX_GROUPS), each with the functions it ran in turn
+        # ((file, first line) -> the newest call's record, in the order first called).
+        self.groups: deque[tuple[dict[str, Any], dict[tuple[str, int], dict[str, Any]]]] = deque(maxlen=MAX_GROUPS)
         self._places: dict[str, tuple[str, bool] | None] = {}  # co_filename -> (workspace-relative, a test file)
         self._open: dict[int, dict[str, Any]] = {}  # id(frame) -> its call record
         self._depth = 0
@@ -98,7 +102,7 @@ class Recorder:
             return []
         on_line = [g for g in self.groups if failed_at is not None and g[0].get("called_from") == list(failed_at)]
         entry, nested = on_line[0] if on_line else self.groups[-1]
-        return [entry, *nested]
+        return [entry, *nested.values()]
 
     def on_call(self, frame: FrameType, event: str, arg: object) -> Any:
         if event != "call":
@@ -128,12 +132,22 @@ class Recorder:
         }
         if caller is not None and test is not None:
             record["called_from"] = [test, caller.f_lineno]
-            self.groups.append((record, deque(maxlen=MAX_CALLS)))
+            self.groups.append((record, {}))
         elif self.groups:
-            self.groups[-1][1].append(record)
+            self._nested(self.groups[-1][1], record)
         self._open[id(frame)] = record
         self._depth += 1
         return self._local(record)
+
+    @staticmethod
+    def _nested(functions: dict[tuple[str, int], dict[str, Any]], record: dict[str, Any]) -> None:
+        key = (record["file"], record["first_line"])
+        earlier = functions.get(key)
+        if earlier is not None:
+            record["lines"] = earlier["lines"]  # shared: the lines every call of it ran, counted together
+        elif len(functions) >= MAX_CALLS:
+            del functions[next(iter(functions))]
+        functions[key] = record  # (a function seen before keeps its place: the order they were first called)
 
     def _local(self, record: dict[str, Any]) -> Any:
         lines: dict[int, int] = record["lines"]

@@ -109,8 +109,20 @@ class AiderSystem(PeerSystem):
 
 
 class MiniSweSystem(PeerSystem):
+    """mini-swe-agent with its default config (`mini.yaml`: the bash command as a tool call), or with `mini:text` its
+    config for models without tool calls (`mini_textbased.yaml`: the command in a ```mswea_bash_command block, read
+    by its `litellm_textbased` model class), the one its docs give for such models; small models write tool calls as
+    text."""
+
     name = "mini-swe-agent"
     peer = MINI
+
+    def __init__(self, settings: RunSettings, config: str | None = None) -> None:
+        super().__init__(settings)
+        if config not in (None, "text"):
+            raise SystemExit(f"--systems mini:{config}: mini takes `text` (its text-based config) or nothing")
+        self.text = config == "text"
+        self.name = "mini-swe-agent" + (" text" if self.text else "")
 
     def child(self, task: Task, ws: Path, message: str, retry: bool) -> Child:
         home = self.task_dir(task)
@@ -120,8 +132,10 @@ class MiniSweSystem(PeerSystem):
         if s.temperature is not None:
             kwargs["temperature"] = s.temperature
         argv = [str(self.peer.binary()), "-m", f"openai/{s.model}", "-t", message, "--yolo", "--exit-immediately",
-                "--cost-limit", "0", "-o", str(home / f"traj-{self._round}.json"), "-c", "mini.yaml",
-                "-c", f"environment.cwd={ws}"]  # fmt: skip
+                "--cost-limit", "0", "-o", str(home / f"traj-{self._round}.json"),
+                "-c", "mini_textbased.yaml" if self.text else "mini.yaml", "-c", f"environment.cwd={ws}"]  # fmt: skip
+        if self.text:
+            argv += ["--model-class", "litellm_textbased"]
         argv += [arg for k, v in kwargs.items() for arg in ("-c", f"model.model_kwargs.{k}={json.dumps(v)}")]
         env = {**self.env(task, home / "home"), **NO_COST_MAP, "MSWEA_CONFIGURED": "true",
                "MSWEA_SILENT_STARTUP": "1", "MSWEA_COST_TRACKING": "ignore_errors",
@@ -261,13 +275,15 @@ LANE = re.compile(r"^(aider|mini|agentmini|opencode)(?::([a-z-]+))?$")
 
 
 def make_peer(spec: str, settings: RunSettings) -> PeerSystem | None:
-    """`aider`, `aider:diff`, `mini`, `agentmini`, `opencode`; None for a name that is no peer lane."""
+    """`aider`, `aider:diff`, `mini`, `mini:text`, `agentmini`, `opencode`; None for a name that is no peer lane."""
     match = LANE.match(spec)
     if match is None:
         return None
     lane, option = match.groups()
     if lane == "aider":
         return AiderSystem(settings, option)
+    if lane == "mini":
+        return MiniSweSystem(settings, option)
     if option:
-        raise SystemExit(f"--systems {spec}: only aider takes an option (its edit format)")
+        raise SystemExit(f"--systems {spec}: only aider (its edit format) and mini (`text`) take an option")
     return PEER_LANES[lane](settings)
