@@ -149,7 +149,7 @@ def test_a_stopped_benchmark_takes_its_running_peer_down_with_it(tmp_path: Path)
 
 def test_mini_swe_agent_runs_with_either_of_its_configs(tmp_path: Path) -> None:
     # Its default config wants the command as a tool call, which small models write as text; `mini:text` gives it
-    # the config its docs name for such models, so the peer is measured at its best, not at a format it cannot meet.
+    # the text-based config it ships, so the peer is measured at its best, not at a format it cannot meet.
     settings = RunSettings("http://127.0.0.1:9", "m", 4096, 0.0, 30.0, tmp_path / "scratch")
     [task] = select(["leap"])
     ws = task.materialize(tmp_path / "ws")

@@ -111,8 +111,7 @@ class AiderSystem(PeerSystem):
 class MiniSweSystem(PeerSystem):
     """mini-swe-agent with its default config (`mini.yaml`: the bash command as a tool call), or with `mini:text` its
     config for models without tool calls (`mini_textbased.yaml`: the command in a ```mswea_bash_command block, read
-    by its `litellm_textbased` model class), the one its docs give for such models; small models write tool calls as
-    text."""
+    by its `litellm_textbased` model class): small models write their tool calls as text."""
 
     name = "mini-swe-agent"
     peer = MINI
