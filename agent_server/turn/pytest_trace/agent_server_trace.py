@@ -7,7 +7,7 @@ AGENT_SERVER_TRACE_OUT, the workspace in AGENT_SERVER_TRACE_ROOT). While a test'
 into a non-test Python file under the workspace is recorded, and the calls that call makes in turn: the function, its
 arguments and what it returned or raised (`reprlib`, short), and the lines it ran with their counts. For the first
 failing test, its last such call and the functions that call ran in turn (one record each: the newest call's
-arguments and outcome, every call's lines; the MAX_CALLS newest functions) are written as JSON when the session
+arguments and outcome, every call's lines; the MAX_FUNCTIONS newest functions) are written as JSON when the session
 ends. Standalone (the standard library and pytest only): it runs inside the workspace's interpreter, not agent-server's,
 and must import nothing else.
 """
@@ -28,7 +28,7 @@ import pytest
 
 # Functions kept that the test's last call ran in turn (the newest first seen: the failure is at the end). One record
 # a function, so a helper called once early is not pushed out by a hundred calls of a small one after it.
-MAX_CALLS = 40
+MAX_FUNCTIONS = 40
 MAX_GROUPS = 20  # the test's own calls kept (the newest)
 MAX_DEPTH = 64  # nested workspace calls below an entry call that are recorded
 # What an assertion calls to compare and show values (`assert boxed(x) == Box(y)`): not the call that went wrong.
@@ -145,7 +145,7 @@ class Recorder:
         earlier = functions.get(key)
         if earlier is not None:
             record["lines"] = earlier["lines"]  # shared: the lines every call of it ran, counted together
-        elif len(functions) >= MAX_CALLS:
+        elif len(functions) >= MAX_FUNCTIONS:
             del functions[next(iter(functions))]
         functions[key] = record  # (a function seen before keeps its place: the order they were first called)
 
