@@ -158,8 +158,11 @@ def test_mini_swe_agent_runs_with_either_of_its_configs(tmp_path: Path) -> None:
     argv = text.child(task, ws, "fix it", False).argv
     assert "mini_textbased.yaml" in argv and argv[argv.index("--model-class") + 1] == "litellm_textbased"
     assert "mini.yaml" in (plain := tool.child(task, ws, "fix it", False).argv) and "--model-class" not in plain
-    with pytest.raises(SystemExit, match="mini takes `text`"):
+    with pytest.raises(SystemExit, match="mini-swe-agent takes `text`"):
         make_peer("mini:xml", settings)
+    with pytest.raises(SystemExit, match="opencode takes no option"):
+        make_peer("opencode:fast", settings)
+    assert make_peer("plain", settings) is None
 
 
 def test_model_names_of_the_catalogue_lead_to_its_cached_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

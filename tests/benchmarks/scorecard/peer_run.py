@@ -158,8 +158,14 @@ class PeerSystem:
     name = "peer"
     peer: Peer
     resumes = False  # True: the retry continues the first attempt's conversation
+    # The lane's option (`--systems aider:diff`): the ones it takes (None: any, the peer judges it), and what they are.
+    options: tuple[str, ...] | None = ()
+    options_help = "no option"
 
-    def __init__(self, settings: RunSettings) -> None:
+    def __init__(self, settings: RunSettings, option: str | None = None) -> None:
+        if option and self.options is not None and option not in self.options:
+            raise SystemExit(f"--systems: option `{option}`: {self.name} takes {self.options_help}")
+        self.option = option
         self.settings = settings
         self.version = ""
         self.command_line = ""

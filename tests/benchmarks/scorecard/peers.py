@@ -43,9 +43,11 @@ def git_snapshot(ws: Path) -> None:
 class AiderSystem(PeerSystem):
     peer = AIDER
     resumes = True  # --restore-chat-history
+    options = None  # an edit format: aider itself refuses one it does not know
+    options_help = "one of its edit formats"
 
     def __init__(self, settings: RunSettings, edit_format: str | None = None) -> None:
-        super().__init__(settings)
+        super().__init__(settings, edit_format)
         self.edit_format = edit_format
         self.name = "aider" + (f" {edit_format}" if edit_format else "")
         self._seen: dict[str, int] = {}
@@ -115,11 +117,11 @@ class MiniSweSystem(PeerSystem):
 
     name = "mini-swe-agent"
     peer = MINI
+    options = ("text",)
+    options_help = "`text` (its text-based config) or nothing"
 
     def __init__(self, settings: RunSettings, config: str | None = None) -> None:
-        super().__init__(settings)
-        if config not in (None, "text"):
-            raise SystemExit(f"--systems mini:{config}: mini takes `text` (its text-based config) or nothing")
+        super().__init__(settings, config)
         self.text = config == "text"
         self.name = "mini-swe-agent" + (" text" if self.text else "")
 
@@ -157,8 +159,8 @@ class AgentMiniSystem(PeerSystem):
     peer = AGENT_MINI
     resumes = True  # `-s SESSION` continues the conversation
 
-    def __init__(self, settings: RunSettings) -> None:
-        super().__init__(settings)
+    def __init__(self, settings: RunSettings, option: str | None = None) -> None:
+        super().__init__(settings, option)
         self._session: dict[str, str] = {}
 
     def child(self, task: Task, ws: Path, message: str, retry: bool) -> Child:
@@ -269,8 +271,11 @@ class OpenCodeSystem(PeerSystem):
             attempt.stop = "error"
 
 
-PEER_LANES = {"aider": AiderSystem, "mini": MiniSweSystem, "agentmini": AgentMiniSystem, "opencode": OpenCodeSystem}
-LANE = re.compile(r"^(aider|mini|agentmini|opencode)(?::([a-z-]+))?$")
+# A new peer is one class above and one entry here; each class judges its own option.
+PEER_LANES: dict[str, type[PeerSystem]] = {
+    "aider": AiderSystem, "mini": MiniSweSystem, "agentmini": AgentMiniSystem, "opencode": OpenCodeSystem,
+}  # fmt: skip
+LANE = re.compile(rf"^({'|'.join(PEER_LANES)})(?::([a-z-]+))?$")
 
 
 def make_peer(spec: str, settings: RunSettings) -> PeerSystem | None:
@@ -279,10 +284,4 @@ def make_peer(spec: str, settings: RunSettings) -> PeerSystem | None:
     if match is None:
         return None
     lane, option = match.groups()
-    if lane == "aider":
-        return AiderSystem(settings, option)
-    if lane == "mini":
-        return MiniSweSystem(settings, option)
-    if option:
-        raise SystemExit(f"--systems {spec}: only aider (its edit format) and mini (`text`) take an option")
-    return PEER_LANES[lane](settings)
+    return PEER_LANES[lane](settings, option)
