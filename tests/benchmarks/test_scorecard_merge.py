@@ -9,10 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from agent_server.store import Store
 from agent_server.turn.edit_format import model_key
 from tests.benchmarks.bench_scorecard import run_tests
+from tests.benchmarks.scorecard.chart import label
 from tests.benchmarks.scorecard.systems import AgentServerSystem
 from tests.benchmarks.scorecard.tasks import select
 from tests.fakes.fake_llm import FakeLLMServer, Reply
@@ -34,6 +36,9 @@ def run_file(path: Path, rows: list[dict[str, Any]], window: int = 8192, formats
     run = {"model": "m", "window": window, "tasks": tasks, "rows": rows, "wall_seconds": 5.0, "formats": formats or {}}
     path.write_text(json.dumps(run))
     return path
+
+
+SVG_TEXT = "{http://www.w3.org/2000/svg}text"
 
 
 def merge(*args: str) -> subprocess.CompletedProcess[str]:
@@ -188,3 +193,41 @@ def test_a_chart_of_two_families_of_one_model_tells_the_runs_apart(tmp_path: Pat
     assert "run 1: m, 2 exercises + harder exercises (window 8192)" in chart
     assert "run 2: m, 2 repository tasks (window 8192)" in chart
     assert "circle: run 1, square: run 2" in chart
+
+
+def test_a_chart_of_many_runs_keeps_its_keys_clear_of_the_names_and_names_every_system(tmp_path: Path) -> None:
+    # The README's repository chart has five runs of seven systems, most of which solved nothing: the run key drew
+    # over the slanted system names, and the names of the points on the axis over each other.
+    systems = ["agent-server", "whole file", "aider", "agent-mini", "mini-swe-agent", "opencode", "mini-swe-agent text"]
+    paths = []
+    for j in range(5):
+        rows = [row(f"t{j}", name, name == "agent-server", name == "agent-server", 100 * (i + 1))
+                for i, name in enumerate(systems)]  # fmt: skip
+        paths.append(str(run_file(tmp_path / f"r{j}.json", rows)))
+        assert merge(paths[-1], "--json", paths[-1]).returncode == 0
+    out = tmp_path / "many.svg"
+    done = subprocess.run([sys.executable, str(SCRIPT), "--chart", *paths, "--out", str(out)],
+                          capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    root = ElementTree.fromstring(out.read_text())
+    texts = [
+        (float(t.get("x", 0)), float(t.get("y", 0)), t.text or "", t.get("transform")) for t in root.iter(SVG_TEXT)
+    ]
+    keys = [y for _, y, s, _ in texts if s.startswith("run ")]
+    slanted = [(y, s) for _, y, s, turn in texts if turn and turn.startswith("rotate(-30")]  # names under the bars
+    assert len(keys) == 5 and len(slanted) == len(systems)
+    # a name at 10 px runs ~6 px a character, half of it downwards at 30°
+    assert all(y + 0.5 * 6 * len(s) < min(keys) - 10 for y, s in slanted), (slanted, keys)
+    right = [s for x, _, s, _ in texts if x >= 570]
+    assert right.count("agent-server") == len(paths) + 1  # its point in each run is named, and it is in the key
+    assert all(right.count(name) == 1 for name in systems[1:])  # the rest, on the axis, only in the key
+    assert float(root.get("height", 0)) >= max(y for _, y, _, _ in texts)
+
+
+def test_a_merged_run_whose_systems_ran_different_tasks_says_so_in_the_key() -> None:
+    # agent-server on all twelve, a peer on the six new ones: "12 repository tasks" would claim the peer ran twelve.
+    run = {"model": "m", "window": 8192, "tasks": [f"t{i}" for i in range(12)], "rows": [{"kind": "repo"}],
+           "summary": {"agent-server": {"tasks": 12}, "aider": {"tasks": 6}}}  # fmt: skip
+    assert label(run) == "m, 6–12 repository tasks (window 8192)"
+    run["summary"] = {"agent-server": {"tasks": 12}, "aider": {"tasks": 12}}
+    assert label(run) == "m, 12 repository tasks (window 8192)"
