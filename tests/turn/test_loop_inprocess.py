@@ -5,6 +5,7 @@ sent next. The end-to-end suite keeps what needs the real server (the wire, the 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from agent_server.llm.scripted import Scripted, ScriptedProvider, call
 from tests.turn.inprocess import RecordingClient, run, scripted_service
@@ -60,6 +61,25 @@ async def test_an_unknown_tool_is_answered_with_the_tools_there_are(tmp_path: Pa
     second = sent(provider, 1)
     assert "open_file" in second and "read_file" in second  # the error names the tools there are
     assert client.text() == "It says hello."
+
+
+async def test_a_guard_s_nudge_copied_back_is_no_answer_either(tmp_path: Path) -> None:
+    # A small model told "`open_file` is not a tool. Your tools are: …" answers with that text; ended there, the user
+    # would read the server's own words as the answer (seen with a peer's format error and the 1.5B).
+    ws = tmp_path / "ws"
+    ws.mkdir()
+
+    def copy_back(request: Any) -> str:
+        return str([m for m in request.messages if m.role == "user"][-1].content)
+
+    wrong = '```json\n{"name": "open_file", "arguments": {"path": "notes"}}\n```'  # a call of a non-tool, as text
+    provider = ScriptedProvider(wrong, copy_back, "There are no notes here.")
+    client = RecordingClient()
+    async with scripted_service(ws, provider, client, agent={"edit_format": "tools"}) as service:
+        assert await run(service, client, ws, "What do my notes say?") == "end_turn"
+    assert "is not a tool" in provider.requests[1].messages[-1].content  # what the model copied
+    assert "repeated my instructions" in provider.requests[2].messages[-1].content
+    assert client.text().endswith("There are no notes here.")
 
 
 async def test_a_tool_call_written_as_text_is_run(tmp_path: Path) -> None:

@@ -3,16 +3,20 @@ of each file…", sometimes answers with that sentence (and the rest of the inst
 there, the user reads agent-server's prompt as the answer. Such an answer is no answer: the model is told once, in
 words, and asked again; a second echo ends the turn as it is.
 
-Only sentences the server wrote count (the instruction texts of `turn/prompts.py` and the system prompt), never the
-files it showed: copying a file back is how the files format answers.
+Only sentences the server wrote count (the instruction texts of `turn/prompts.py`, the system prompt, and the guards'
+nudges the model was sent in this conversation: "`open_file` is not a tool. Your tools are: …" copied back is no
+answer either), never the files it showed, the tools' results or a check's output: copying a file back is how the
+files format answers, and a traceback quotes the code.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ...messages import Message
 from .. import prompts
 from .guard import Answer, Guard, Verdict
 
@@ -48,9 +52,16 @@ def _prompt_sentences() -> frozenset[str]:
     return frozenset(s for k, v in vars(prompts).items() if k.isupper() and isinstance(v, str) for s in _sentences(v))
 
 
-def instruction_sentences(system_prompt: str = "") -> list[str]:
-    """Every sentence the server wrote to the model, longest first (a long one is taken out before its parts)."""
-    return sorted(_prompt_sentences() | set(_sentences(system_prompt)), key=len, reverse=True)
+def instruction_sentences(system_prompt: str = "", nudges: Iterable[str] = ()) -> list[str]:
+    """Every sentence the server wrote to the model, longest first (a long one is taken out before its parts):
+    the fixed instructions, the system prompt and the guards' `nudges` it was sent."""
+    said = set(_sentences(system_prompt)).union(*(_sentences(n) for n in nudges))
+    return sorted(_prompt_sentences() | said, key=len, reverse=True)
+
+
+def guard_nudges(messages: Iterable[Message]) -> list[str]:
+    """The guards' nudges among `messages` (never a check's output, a trace or the calls' results)."""
+    return [m.content for m in messages if m.nudge == "guard" and isinstance(m.content, str)]
 
 
 def is_echo(answer: str, sentences: list[str]) -> bool:
@@ -80,7 +91,7 @@ class EchoedInstructions(Guard):
     """The instructions copied back are no answer: the model is asked once more."""
 
     async def tool_free_answer(self, turn: Turn, answer: Answer) -> Verdict | None:
-        said = instruction_sentences(turn.context.system_prompt)
+        said = instruction_sentences(turn.context.system_prompt, guard_nudges(turn.prompt))
         if is_echo(answer.message.content, said) and turn.take("echo", 1):
             return Verdict(nudge=NUDGE)
         return None
